@@ -1,0 +1,226 @@
+#pragma once
+// prism::transform: out[i] = f(in0[i], in1[i], ...) for any device functor, in every implementation.
+//
+// This is the generic layer under the whole element-wise family: each operation (add, axpy, exp,
+// ...) is one functor handed to prism::transform. CUDA translation units can call it with their own
+// functors and types. The functor must be callable on the host too (a __host__ __device__ functor
+// or lambda) for impl::cpu; a __device__-only extended lambda works with every GPU implementation.
+//
+// The five implementations, from the simplest to the fastest:
+//   cpu        thrust::transform through Thrust's OpenMP system, on host memory.
+//   thrust     thrust::transform on the GPU, on the caller's stream without synchronizing.
+//   raw_naive  one thread per element, one 4- or 8-byte load per array: the tutorial kernel.
+//   raw        one 16-byte vector per array per thread: a quarter of the memory instructions of
+//              raw_naive for float, which is what it takes to keep enough bytes in flight.
+//   cub        cub::DeviceTransform, which on Hopper streams tiles into shared memory with bulk
+//              copies (TMA): the fewest instructions per byte of all.
+#include <prism/error.hpp>
+#include <prism/memory.hpp>
+#include <prism/registry.hpp>
+#include <prism/span.hpp>
+
+#include <cub/device/device_transform.cuh>
+#include <cuda/functional>
+#include <cuda/std/tuple>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/omp/execution_policy.h>
+#include <thrust/system_error.h>
+#include <thrust/transform.h>
+#include <thrust/zip_function.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace prism {
+namespace detail {
+
+// ---- thrust (and cpu): the same call under two execution policies ------------------------------
+
+// One or two inputs map onto thrust::transform's own overloads; more are zipped together.
+// Marking the functor's arguments as copyable is what lets Thrust take CUB's fast Hopper path
+// (bulk copies into shared memory) for any functor, not just the typed ones from <functional>.
+template <class Policy, class F, class Out, class... In>
+void thrust_transform(const Policy& policy, F f, Out* out, std::size_t n, const In*... in) {
+  const auto op = cuda::proclaim_copyable_arguments(f);
+  const auto count = static_cast<std::int64_t>(n);
+  if constexpr (sizeof...(In) == 1) {
+    (thrust::transform(policy, in, in + count, out, op), ...);
+  } else if constexpr (sizeof...(In) == 2) {
+    [&](const auto* a, const auto* b) { thrust::transform(policy, a, a + count, b, out, op); }(in...);
+  } else {
+    thrust::transform(policy, thrust::make_zip_iterator(in...),
+                      thrust::make_zip_iterator((in + count)...), out, thrust::make_zip_function(op));
+  }
+}
+
+// ---- raw_naive: the textbook kernel -------------------------------------------------------------
+
+// One thread per element. The index is 64-bit: `blockIdx.x * blockDim.x + threadIdx.x` in int,
+// as tutorials write it, wraps past 2^31 elements.
+template <class F, class Out, class... In>
+__global__ void transform_naive_kernel(F f, Out* out, std::size_t n, const In*... in) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i < n) out[i] = f(in[i]...);
+}
+
+// ---- raw: the tuned kernel ----------------------------------------------------------------------
+
+// V consecutive elements moved as one aligned access (16 bytes for the widest array).
+template <class T, int V>
+struct alignas(sizeof(T) * V) vector_of {
+  T element[V];
+};
+
+// Elements per thread: enough for a 16-byte access to the widest array.
+template <class Out, class... In>
+constexpr int vector_width = static_cast<int>(16 / std::max({sizeof(Out), sizeof(In)...}));
+
+// Each thread loads one vector from every input, applies f V times, stores one vector: one tile
+// of blockDim.x vectors per block and no grid-stride loop, which measured faster on H200 than a
+// grid-stride loop over fewer blocks (the hardware's block scheduler hands out tiles for free).
+// The first `head` elements (before the arrays reach vector alignment) and the last few (after
+// the last whole vector) are done one by one by the first threads.
+template <int V, class F, class Out, class... In>
+__global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_t head,
+                                        std::size_t vectors, const In*... in) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t < vectors) {
+    const std::size_t i = head + t * V;
+    [&](const auto&... x) {
+      vector_of<Out, V> result;
+#pragma unroll
+      for (int k = 0; k < V; ++k) result.element[k] = f(x.element[k]...);
+      *reinterpret_cast<vector_of<Out, V>*>(out + i) = result;
+    }(*reinterpret_cast<const vector_of<In, V>*>(in + i)...);
+  }
+  if (t < head) out[t] = f(in[t]...);
+  const std::size_t tail = head + vectors * V;
+  if (t < n - tail) out[tail + t] = f(in[tail + t]...);
+}
+
+inline constexpr unsigned block_size = 256;
+
+inline unsigned blocks_for(std::size_t threads) {
+  return static_cast<unsigned>((threads + block_size - 1) / block_size);
+}
+
+template <class T>
+bool aligned(const T* p, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+template <class F, class Out, class... In>
+void transform_naive(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
+  transform_naive_kernel<<<blocks_for(n), block_size, 0, stream>>>(f, out, n, in...);
+  check(cudaGetLastError(), "transform_naive_kernel launch");
+}
+
+template <class F, class Out, class... In>
+void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
+  constexpr int V = vector_width<Out, In...>;
+  // The first index from which every array is vector-aligned. If the arrays are misaligned with
+  // respect to each other there is none, and the scalar kernel does the whole job.
+  std::size_t head = 0;
+  while (head < V && head < n &&
+         !(aligned(out + head, sizeof(vector_of<Out, V>)) && ... &&
+           aligned(in + head, sizeof(vector_of<In, V>)))) {
+    ++head;
+  }
+  if (head == V) return transform_naive(f, out, n, stream, in...);
+  head = std::min(head, n);
+  const std::size_t vectors = (n - head) / V;
+  const std::size_t threads = std::max<std::size_t>(vectors, V);  // at least enough for the edges
+  transform_vector_kernel<V><<<blocks_for(threads), block_size, 0, stream>>>(f, out, n, head,
+                                                                             vectors, in...);
+  check(cudaGetLastError(), "transform_vector_kernel launch");
+}
+
+// ---- cub ----------------------------------------------------------------------------------------
+
+// A 64-bit item count selects CUB's 64-bit offsets, which arrays past 2^31 elements need.
+template <class F, class Out, class... In>
+void transform_cub(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
+  check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out,
+                                        static_cast<std::int64_t>(n), f, stream),
+        "cub::DeviceTransform::Transform");
+}
+
+template <class F>
+constexpr bool device_only_lambda() {
+#ifdef __NVCC__
+  return __nv_is_extended_device_lambda_closure_type(F);
+#else
+  return false;
+#endif
+}
+
+}  // namespace detail
+
+// out[i] = f(in[i]...) for every i, on `stream`, with the implementation `which`.
+// out may be one of the inputs (in place); every input must have out's size.
+template <class F, class Out, class... In>
+void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t stream = nullptr,
+               impl which = impl::automatic, const char* algorithm = "transform") {
+  static constexpr const char* input_names[] = {"the first input", "the second input",
+                                                "the third input", "an input"};
+  const memory needed = memory_of(which);
+  std::apply(
+      [&](const auto&... in) {
+        std::size_t k = 0;
+        ((require_same_size(out.size(), in.size(), algorithm, input_names[std::min<std::size_t>(k, 3)]),
+          require_no_partial_overlap(out, in, algorithm, input_names[std::min<std::size_t>(k, 3)]),
+          require_memory(in, needed, algorithm, input_names[std::min<std::size_t>(k++, 3)])),
+         ...);
+      },
+      inputs);
+  require_memory(out, needed, algorithm, "the output");
+  const std::size_t n = out.size();
+  if (n == 0) return;
+
+  std::apply(
+      [&](const auto&... in) {
+        try {
+          switch (which) {
+            case impl::cpu:
+              if constexpr (detail::device_only_lambda<F>()) {
+                throw std::invalid_argument(std::string("prism::") + algorithm +
+                                            ": a __device__ lambda cannot run on the cpu");
+              } else {
+                detail::thrust_transform(thrust::omp::par, f, out.data(), n,
+                                         static_cast<const In*>(in.data())...);
+              }
+              break;
+            case impl::thrust:
+              detail::thrust_transform(thrust::cuda::par_nosync.on(stream), f, out.data(), n,
+                                       static_cast<const In*>(in.data())...);
+              break;
+            case impl::raw_naive:
+              detail::transform_naive(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
+              break;
+            case impl::raw:
+              detail::transform_vectorized(f, out.data(), n, stream,
+                                           static_cast<const In*>(in.data())...);
+              break;
+            case impl::cub:
+            case impl::automatic:  // cub: fastest at every size we measured (docs/benchmarks)
+              detail::transform_cub(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
+              break;
+            default:
+              throw std::invalid_argument(std::string("prism::") + algorithm +
+                                          ": no implementation named " + std::string(name(which)));
+          }
+        } catch (const thrust::system_error& e) {
+          // Thrust reports CUDA failures in its own exception type: give the caller ours.
+          if (e.code().category() != thrust::cuda_category()) throw;
+          throw cuda_error(static_cast<cudaError_t>(e.code().value()), "thrust::transform",
+                           std::source_location::current());
+        }
+      },
+      inputs);
+}
+
+}  // namespace prism

@@ -1,0 +1,119 @@
+#pragma once
+// What every prism test needs: random inputs with fresh seeds, arrays placed where an
+// implementation needs them, poisoned outputs, and the GPU-or-skip rule.
+#include <prism/buffer.hpp>
+#include <prism/registry.hpp>
+#include <prism/span.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace prism::testing {
+
+// Why a test of `which` cannot run here (it needs a GPU and none is present), or "" if it can:
+//   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+inline std::string missing_gpu(prism::impl which) {
+  if (prism::memory_of(which) == prism::memory::device && !prism::gpu_available())
+    return "no CUDA device: the " + std::string(prism::name(which)) + " implementation runs on the GPU";
+  return "";
+}
+
+// A fresh seed per call, reported by the caller through SCOPED_TRACE so a failure can be replayed.
+inline std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B97F4A7C15ull + 1; }
+
+// splitmix64: a counter-based generator, so element i of a huge array is computed independently
+// (in parallel, and again for checking) instead of read off one sequential stream.
+inline std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Element i of a random array: floats uniform in [-1, 1) (never all zeros), integers in
+// [-2^30, 2^30) so that sums and differences stay exact in the type and in float64.
+template <class T>
+T random_element(std::uint64_t seed, std::size_t i) {
+  const std::uint64_t bits = mix(seed ^ mix(i));
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
+  } else {
+    return static_cast<T>(static_cast<std::int64_t>(bits >> 33) - (std::int64_t{1} << 30));
+  }
+}
+
+template <class T>
+std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+#pragma omp parallel for
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) v[i] = random_element<T>(seed, i);
+  return v;
+}
+
+// A value no correct result takes here: NaN for floating point, an out-of-range integer.
+template <class T>
+T poison() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::quiet_NaN();
+  } else {
+    return std::numeric_limits<T>::max() - 7;
+  }
+}
+
+// An array placed where an implementation needs it (host or device), `offset` elements past an
+// aligned allocation so that misaligned starts can be tested.
+template <class T>
+class placed_array {
+ public:
+  placed_array(const std::vector<T>& values, prism::memory where, std::size_t offset = 0)
+      : where_(where), offset_(offset), size_(values.size()) {
+    std::vector<T> padded(offset + values.size(), poison<T>());
+    std::copy(values.begin(), values.end(), padded.begin() + offset);
+    if (where_ == prism::memory::device) {
+      device_ = prism::device_buffer<T>(padded);
+    } else {
+      host_ = std::move(padded);
+    }
+  }
+  prism::span<T> view() {
+    T* base = where_ == prism::memory::device ? device_.data() : host_.data();
+    return {base + offset_, size_};
+  }
+  std::vector<T> values() const {
+    std::vector<T> all = where_ == prism::memory::device ? device_.to_host() : host_;
+    return {all.begin() + offset_, all.end()};
+  }
+
+ private:
+  prism::memory where_;
+  std::size_t offset_;
+  std::size_t size_;
+  std::vector<T> host_;
+  prism::device_buffer<T> device_;
+};
+
+// |got - want| within `ulps` units of T's precision at |want| (exact for integers).
+template <class T>
+::testing::AssertionResult close(T got, double want, double ulps = 1) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const double tolerance = ulps * std::numeric_limits<T>::epsilon() * std::abs(want);
+    if (std::abs(static_cast<double>(got) - want) <= tolerance) return ::testing::AssertionSuccess();
+  } else {
+    if (static_cast<double>(got) == want) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "got " << +got << ", want " << want;
+}
+
+// Names the implementation in a parameterized test's name: Add/Matches/thrust.
+inline std::string impl_name(const ::testing::TestParamInfo<prism::impl>& info) {
+  return std::string(prism::name(info.param));
+}
+
+}  // namespace prism::testing
