@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds and runs one algorithm's comparison: every implementation this machine can run, in
+# GB/s and % of the device-to-device copy ceiling measured in the same run.
+#   scripts/compare.sh add [float|double]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+algorithm=${1:-add}
+type=${2:-float}
+source scripts/setup.sh
+preset=default
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then preset=gpu; fi
+case $algorithm in
+  add | sub | mul | div | axpy | axpby | fma | exp | copy) family=elementwise ;;
+  *) family=reduce ;;
+esac
+cmake --preset $preset >/dev/null
+cmake --build --preset $preset --target bench_$family
+build=build; [ $preset = gpu ] && build=build-gpu
+exec $build/bench/bench_$family --benchmark_filter="^($algorithm|copy)/$type/" \
+  --benchmark_counters_tabular=true

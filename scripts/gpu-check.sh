@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU check, on a machine with a GPU:
+#   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
+# build     configure and build everything for this machine's GPU (all cores)
+# test      every CTest test, the 2^31-element ones included
+# sanitize  compute-sanitizer memcheck, racecheck and synccheck over the GPU tests (the huge-size
+#           tests are left to the plain pass: the sanitizer slows kernels many times)
+# bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json, and the peers
+#           (bench/peers.py) to OUTDIR/peers.json; then bench/report writes OUTDIR/*.md
+# The log of each stage goes to OUTDIR/<stage>.log; the script stops at the first failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
+shift
+stages=${*:-build test sanitize bench}
+mkdir -p "$out"
+build=build-gpu
+
+stage_build() {
+  cmake --preset gpu && cmake --build --preset gpu -j "$(nproc)"
+}
+
+stage_test() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+  ctest --preset gpu --output-on-failure
+}
+
+stage_sanitize() {
+  local failed=0
+  for binary in "$build"/test/test_*; do
+    for tool in memcheck racecheck synccheck; do
+      echo "== compute-sanitizer --tool $tool $binary"
+      compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+        "$binary" --gtest_filter='*/*:Gpu*:-*/cpu:*Huge*' --gtest_brief=1 || failed=1
+    done
+  done
+  return $failed
+}
+
+stage_bench() {
+  local failed=0
+  for binary in "$build"/bench/bench_*; do
+    family=${binary##*/bench_}
+    "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json || failed=1
+  done
+  if [ -f bench/peers.py ]; then python3 bench/peers.py "$out/peers.json" || failed=1; fi
+  python3 bench/report "$out"/bench_*.json $(ls "$out"/peers.json 2>/dev/null) --out "$out" || failed=1
+  return $failed
+}
+
+for stage in $stages; do
+  echo "==== $stage ($(date -u +%H:%M:%S))"
+  start=$SECONDS
+  if ! "stage_$stage" >"$out/$stage.log" 2>&1; then
+    tail -n 60 "$out/$stage.log"
+    echo "==== $stage FAILED after $((SECONDS - start)) s (full log: $out/$stage.log)"
+    exit 1
+  fi
+  tail -n 15 "$out/$stage.log"
+  echo "==== $stage passed in $((SECONDS - start)) s"
+done
