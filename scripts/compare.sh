@@ -16,5 +16,7 @@ esac
 cmake --preset $preset >/dev/null
 cmake --build --preset $preset --target bench_$family
 build=build; [ $preset = gpu ] && build=build-gpu
-exec $build/bench/bench_$family --benchmark_filter="^($algorithm|copy)/$type/" \
-  --benchmark_counters_tabular=true
+results=$(mktemp -d)
+$build/bench/bench_$family --benchmark_filter="^($algorithm|copy)/$type/" \
+  --benchmark_out="$results/bench_$family.json" --benchmark_out_format=json >/dev/null
+bench/report "$results/bench_$family.json" --out -
