@@ -9,6 +9,9 @@
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json, and the peers
 #           (bench/peers.py) to OUTDIR/peers.json; then bench/report writes OUTDIR/*.md
 # The log of each stage goes to OUTDIR/<stage>.log; the script stops at the first failure.
+# PRISM_BENCH_FILTER, if set, is passed to every suite as --benchmark_filter (a regex on the
+# row names, e.g. '/(1024|268435456)/' for two sizes). A build made elsewhere for sm_90 in
+# build-gpu/ can be used as it is: leave out the build stage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
@@ -42,7 +45,8 @@ stage_bench() {
   local failed=0
   for binary in "$build"/bench/bench_*; do
     family=${binary##*/bench_}
-    "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json || failed=1
+    "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json \
+      ${PRISM_BENCH_FILTER:+--benchmark_filter="$PRISM_BENCH_FILTER"} || failed=1
   done
   if [ -f bench/peers.py ]; then python3 bench/peers.py "$out/peers.json" || failed=1; fi
   python3 bench/report "$out"/bench_*.json $(ls "$out"/peers.json 2>/dev/null) --out "$out" || failed=1

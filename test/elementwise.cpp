@@ -5,49 +5,187 @@
 
 #include "testing.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
+
+// NaN marks an unwritten 16-bit element, as it does for float (specialized before any use).
+template <>
+inline __half prism::testing::poison<__half>() {
+  return __double2half(std::numeric_limits<double>::quiet_NaN());
+}
+template <>
+inline __nv_bfloat16 prism::testing::poison<__nv_bfloat16>() {
+  return __double2bfloat16(std::numeric_limits<double>::quiet_NaN());
+}
 
 namespace {
 
 using namespace prism::testing;
 using prism::impl;
 
-class Add : public ::testing::TestWithParam<impl> {};
+// ---- element types ----------------------------------------------------------------------------
 
-// Calls body.template operator()<T>() for each standard element type.
-template <class F>
-void for_each_type(F&& body) {
-  body.template operator()<float>();
-  body.template operator()<double>();
-  body.template operator()<std::int32_t>();
-  body.template operator()<std::int64_t>();
+template <class... T>
+struct types {};
+using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t,
+                        __half, __nv_bfloat16>;
+using signed_types = types<float, double, std::int32_t, std::int64_t, __half, __nv_bfloat16>;
+using floating_types = types<float, double, __half, __nv_bfloat16>;
+
+// Calls body.template operator()<T>() for each T of the list.
+template <class... T, class F>
+void for_each_type(types<T...>, F&& body) {
+  (body.template operator()<T>(), ...);
 }
 
-// Runs add on random a, b of size n (starting `offset` elements past an aligned address) into a
-// poisoned output, and checks every element against the float64 reference.
 template <class T>
-void check_add(impl which, std::size_t n, std::size_t offset, bool in_place = false) {
+constexpr bool is_16_bit_float = prism::half_precision_element<T>;
+
+template <class T>
+double to_double(T x) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(x);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(x);
+  } else {
+    return static_cast<double>(x);
+  }
+}
+
+template <class T>
+T from_double(double x) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(x);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(x);
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+// The precision of T: the gap above 1, and the smallest normal magnitude.
+template <class T>
+double epsilon() {
+  if constexpr (std::is_same_v<T, __half>) return 0x1p-10;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return 0x1p-7;
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::epsilon();
+  return 0;
+}
+template <class T>
+double smallest_normal() {
+  if constexpr (std::is_same_v<T, __half>) return 0x1p-14;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return 0x1p-126;
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::min();
+  return 0;
+}
+
+// Element i of a random array: floating point uniform in [-1, 1) (never all zeros); integers
+// small enough that products, sums and quotients are exact in float64 ([-2^15, 2^15) signed,
+// [0, 2^16) unsigned); overflow is tested on its own.
+template <class T>
+T random_value(std::uint64_t seed, std::size_t i) {
+  const std::uint64_t bits = mix(seed ^ mix(i));
+  if constexpr (std::is_integral_v<T>) {
+    const auto small = static_cast<std::int64_t>(bits >> 48);  // [0, 2^16)
+    return static_cast<T>(std::is_signed_v<T> ? small - (1 << 15) : small);
+  } else {
+    return from_double<T>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
+  }
+}
+
+// Threads only where they pay: a parallel region costs a scheduler quantum on a busy machine.
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+#pragma omp parallel for if (n > 100000)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) v[i] = random_value<T>(seed, i);
+  return v;
+}
+
+// ---- the reference and the comparison ---------------------------------------------------------
+
+// An element's exact value, and the magnitude its rounding error is relative to (|value| for a
+// correctly rounded operation, the sum of the terms' magnitudes for axpby and fma).
+struct expected {
+  double value;
+  double scale;
+};
+expected exactly(double value) { return {value, std::abs(value)}; }
+
+// Integers: the exact value wrapped into T. Floating point: NaN for NaN, the same infinity, the
+// value rounded to T, or within `ulps` of T's precision at the scale of the result.
+template <class T>
+::testing::AssertionResult matches(T got, expected want, double ulps) {
+  if constexpr (std::is_integral_v<T>) {
+    const T wrapped = static_cast<T>(static_cast<std::int64_t>(want.value));
+    if (got == wrapped) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << +got << ", want " << +wrapped;
+  } else {
+    const double g = to_double(got);
+    if (std::isnan(want.value) ? std::isnan(g) : g == to_double(from_double<T>(want.value)))
+      return ::testing::AssertionSuccess();
+    const double tolerance = ulps * epsilon<T>() * std::max(want.scale, smallest_normal<T>());
+    if (std::isfinite(want.value) && std::abs(g - want.value) <= tolerance)
+      return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << g << ", want " << want.value << " (within "
+                                         << tolerance << ")";
+  }
+}
+
+// How the arrays of one check are laid out.
+struct layout {
+  std::size_t n;
+  std::size_t offset = 0;       // elements past an aligned address, every array
+  bool in_place = false;        // the output is the first input
+  bool inputs_shifted = false;  // the inputs one element further than the output
+};
+
+// Runs `call(inputs, out, which)` on K random arrays of I into a poisoned output of O, and checks
+// every element against reference(x, i), where x holds the inputs' elements i as float64.
+template <class O, class I, std::size_t K, class Call, class Reference>
+void check(impl which, layout how, Call call, Reference reference, double ulps) {
   const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE(::testing::Message() << "type " << typeid(T).name() << ", n " << n << ", offset "
-                                    << offset << ", seed " << seed << (in_place ? ", in place" : ""));
-  const auto a = random_vector<T>(n, seed);
-  const auto b = random_vector<T>(n, seed + 1);
+  SCOPED_TRACE(::testing::Message() << "output " << typeid(O).name() << ", input "
+                                    << typeid(I).name() << ", n " << how.n << ", offset "
+                                    << how.offset << (how.in_place ? ", in place" : "")
+                                    << (how.inputs_shifted ? ", inputs shifted" : "") << ", seed "
+                                    << seed);
   const auto where = prism::memory_of(which);
-  placed_array<T> da(a, where, offset), db(b, where, offset);
-  placed_array<T> out(std::vector<T>(n, poison<T>()), where, offset);
+  std::array<std::vector<I>, K> host;
+  std::vector<placed_array<I>> inputs;
+  inputs.reserve(K);
+  std::array<prism::span<const I>, K> views;
+  for (std::size_t k = 0; k < K; ++k) {
+    host[k] = random_values<I>(how.n, seed + k);
+    inputs.emplace_back(host[k], where, how.offset + (how.inputs_shifted ? 1 : 0));
+  }
+  for (std::size_t k = 0; k < K; ++k) views[k] = inputs[k].view();
+  placed_array<O> out(std::vector<O>(how.n, poison<O>()), where, how.offset);
 
-  prism::span<T> result = in_place ? da.view() : out.view();
-  prism::add<T>(da.view(), db.view(), result, nullptr, which);
-  if (where == prism::memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-
-  const auto got = in_place ? da.values() : out.values();
-  ASSERT_EQ(got.size(), n);
+  std::vector<O> got;
+  if constexpr (K > 0 && std::is_same_v<O, I>) {
+    if (how.in_place) {
+      call(views, inputs[0].view(), which);
+      if (where == prism::memory::device) prism::check(cudaDeviceSynchronize(), "sync");
+      got = inputs[0].values();
+    }
+  }
+  if (!how.in_place) {
+    call(views, out.view(), which);
+    if (where == prism::memory::device) prism::check(cudaDeviceSynchronize(), "sync");
+    got = out.values();
+  }
+  ASSERT_EQ(got.size(), how.n);
   std::size_t failures = 0;
-  for (std::size_t i = 0; i < n && failures < 5; ++i) {
-    const double want = static_cast<double>(a[i]) + static_cast<double>(b[i]);
-    const auto ok = close(got[i], want);
+  for (std::size_t i = 0; i < how.n && failures < 5; ++i) {
+    std::array<double, K> x;
+    for (std::size_t k = 0; k < K; ++k) x[k] = to_double(host[k][i]);
+    const auto ok = matches(got[i], reference(x, i), ulps);
     if (!ok) {
       ++failures;
       ADD_FAILURE() << "element " << i << ": " << ok.message();
@@ -55,25 +193,61 @@ void check_add(impl which, std::size_t n, std::size_t offset, bool in_place = fa
   }
 }
 
+// Every layout the foundation tests: sizes 0, 1, 3, 1000 and 2^16 + 1 (257 blocks of the GPU
+// kernels, with a ragged tail; add also runs 2^20 + 1); misaligned starts (all arrays alike, and
+// inputs misaligned against the output); in place where the operation allows.
+template <class O, class I, std::size_t K, class Call, class Reference>
+void check_layouts(impl which, Call call, Reference reference, double ulps = 1,
+                   bool in_place = true) {
+  for (std::size_t n : {0, 1, 3, 1000, (1 << 16) + 1})
+    check<O, I, K>(which, {.n = n}, call, reference, ulps);
+  for (std::size_t n : {1, 5, 4099}) check<O, I, K>(which, {.n = n, .offset = 1}, call, reference, ulps);
+  if constexpr (K > 0) {
+    check<O, I, K>(which, {.n = 4099, .inputs_shifted = true}, call, reference, ulps);
+    if (in_place && std::is_same_v<O, I>) {
+      check<O, I, K>(which, {.n = 1001, .in_place = true}, call, reference, ulps);
+      check<O, I, K>(which, {.n = 1001, .offset = 3, .in_place = true}, call, reference, ulps);
+    }
+  }
+}
+
+// The reference of a one- or two-input operation given as a function of the values.
+template <std::size_t K, class F>
+auto of_values(F f) {
+  return [f](const std::array<double, K>& x, std::size_t) { return std::apply(f, x); };
+}
+
+// ---- add: the foundation's tests, now over every type ---------------------------------------
+
+class Add : public ::testing::TestWithParam<impl> {};
+
+template <class T>
+void check_add(impl which, layout how) {
+  check<T, T, 2>(
+      which, how, [](auto& in, prism::span<T> out, impl w) { prism::add<T>(in[0], in[1], out, nullptr, w); },
+      of_values<2>([](double a, double b) { return exactly(a + b); }), 1);
+}
+
 TEST_P(Add, MatchesReference) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
-    for (std::size_t n : {0, 1, 3, 1000, (1 << 20) + 1}) check_add<T>(GetParam(), n, 0);
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : {0, 1, 3, 1000, (1 << 20) + 1}) check_add<T>(GetParam(), {.n = n});
   });
 }
 
 TEST_P(Add, MisalignedStart) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
-    for (std::size_t n : {1, 5, 1000, 4099}) check_add<T>(GetParam(), n, 1);
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : {1, 5, 1000, 4099}) check_add<T>(GetParam(), {.n = n, .offset = 1});
+    check_add<T>(GetParam(), {.n = 4099, .inputs_shifted = true});
   });
 }
 
 TEST_P(Add, InPlace) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
-    check_add<T>(GetParam(), 1001, 0, /*in_place=*/true);
-    check_add<T>(GetParam(), 1001, 3, /*in_place=*/true);
+  for_each_type(all_types{}, [&]<class T>() {
+    check_add<T>(GetParam(), {.n = 1001, .in_place = true});
+    check_add<T>(GetParam(), {.n = 1001, .offset = 3, .in_place = true});
   });
 }
 
@@ -164,5 +338,545 @@ TEST_P(Add, HugePast2To31) {
 INSTANTIATE_TEST_SUITE_P(, Add, ::testing::ValuesIn(prism::elementwise_implementations().begin(),
                                                     prism::elementwise_implementations().end()),
                          impl_name);
+
+// ---- every other operation ----------------------------------------------------------------------
+
+class Operations : public ::testing::TestWithParam<impl> {};
+
+// A test of a two-input operation over `type_list`: prism::OP<T>(a, b, out) against f(a, b).
+template <class Types, class Call, class F>
+void binary_test(impl which, Types type_list, Call call, F f, double ulps = 1) {
+  for_each_type(type_list, [&]<class T>() {
+    check_layouts<T, T, 2>(
+        which, [&](auto& in, prism::span<T> out, impl w) { call.template operator()<T>(in[0], in[1], out, w); },
+        of_values<2>(f), ulps);
+  });
+}
+
+template <class Types, class Call, class F>
+void unary_test(impl which, Types type_list, Call call, F f, double ulps = 1) {
+  for_each_type(type_list, [&]<class T>() {
+    check_layouts<T, T, 1>(
+        which, [&](auto& in, prism::span<T> out, impl w) { call.template operator()<T>(in[0], out, w); },
+        of_values<1>(f), ulps);
+  });
+}
+
+TEST_P(Operations, Sub) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  binary_test(GetParam(), all_types{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::sub<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(a - b); });
+}
+
+TEST_P(Operations, Mul) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  binary_test(GetParam(), all_types{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::mul<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(a * b); });
+}
+
+// Integer quotients truncate toward zero, and x / 0 = 0 (random integers hit 0 now and then).
+TEST_P(Operations, Div) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  binary_test(GetParam(), floating_types{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(a / b); });
+  binary_test(GetParam(), types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(b == 0 ? 0 : std::trunc(a / b)); });
+}
+
+TEST_P(Operations, Min) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  binary_test(GetParam(), all_types{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::min<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(std::min(a, b)); });
+}
+
+TEST_P(Operations, Max) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  binary_test(GetParam(), all_types{},
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::max<T>(a, b, out, nullptr, w); },
+              [](double a, double b) { return exactly(std::max(a, b)); });
+}
+
+// The scalars of the linear operations: exact in every type, and not 1 or 0.
+template <class T>
+constexpr prism::scalar<T> alpha() {
+  return std::is_unsigned_v<T> ? 3 : -3;
+}
+template <class T>
+constexpr prism::scalar<T> beta() {
+  return prism::scalar<T>(5);
+}
+
+TEST_P(Operations, Axpby) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const double a = alpha<T>(), b = beta<T>();
+    check_layouts<T, T, 2>(
+        GetParam(),
+        [](auto& in, prism::span<T> out, impl w) {
+          prism::axpby<T>(alpha<T>(), in[0], beta<T>(), in[1], out, nullptr, w);
+        },
+        of_values<2>([&](double x, double y) {
+          return expected{a * x + b * y, std::abs(a * x) + std::abs(b * y)};
+        }),
+        2);
+  });
+}
+
+// axpy is in place by definition: y = alpha x + y.
+TEST_P(Operations, Axpy) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const double a = alpha<T>();
+    const auto reference = of_values<2>([&](double y, double x) {
+      return expected{a * x + y, std::abs(a * x) + std::abs(y)};
+    });
+    const auto call = [](auto& in, prism::span<T> y, impl w) {
+      prism::axpy<T>(alpha<T>(), in[1], y, nullptr, w);
+    };
+    for (std::size_t n : {0, 1, 3, 1000, (1 << 16) + 1})
+      check<T, T, 2>(GetParam(), {.n = n, .in_place = true}, call, reference, 2);
+    check<T, T, 2>(GetParam(), {.n = 4099, .offset = 1, .in_place = true}, call, reference, 2);
+  });
+}
+
+TEST_P(Operations, Fma) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    check_layouts<T, T, 3>(
+        GetParam(),
+        [](auto& in, prism::span<T> out, impl w) { prism::fma<T>(in[0], in[1], in[2], out, nullptr, w); },
+        of_values<3>([](double a, double b, double c) {
+          return expected{a * b + c, std::abs(a * b) + std::abs(c)};
+        }),
+        1);
+  });
+}
+
+// The condition is the first input's element i compared with its median; the mask itself is
+// bytes with values other than 1 for true.
+TEST_P(Operations, Where) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto mask_byte = [](std::size_t i) -> std::uint8_t { return mix(i) % 3 == 0 ? 0 : 1 + mix(i) % 200; };
+  for_each_type(all_types{}, [&]<class T>() {
+    const auto call = [&](auto& in, prism::span<T> out, impl w) {
+      std::vector<std::uint8_t> mask(in[0].size());
+      for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = mask_byte(i);
+      placed_array<std::uint8_t> condition(mask, prism::memory_of(w));
+      prism::where<T>(condition.view(), in[0], in[1], out, nullptr, w);
+    };
+    check_layouts<T, T, 2>(GetParam(), call,
+                           [&](const std::array<double, 2>& x, std::size_t i) {
+                             return exactly(mask_byte(i) != 0 ? x[0] : x[1]);
+                           });
+  });
+}
+
+TEST_P(Operations, Negate) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  unary_test(GetParam(), signed_types{},
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::negate<T>(x, out, nullptr, w); },
+             [](double x) { return exactly(-x); });
+}
+
+TEST_P(Operations, Abs) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  unary_test(GetParam(), signed_types{},
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::abs<T>(x, out, nullptr, w); },
+             [](double x) { return exactly(std::abs(x)); });
+}
+
+TEST_P(Operations, Square) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  unary_test(GetParam(), all_types{},
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::square<T>(x, out, nullptr, w); },
+             [](double x) { return exactly(x * x); });
+}
+
+TEST_P(Operations, Relu) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  unary_test(GetParam(), signed_types{},
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::relu<T>(x, out, nullptr, w); },
+             [](double x) { return exactly(x < 0 ? 0 : x); });
+}
+
+TEST_P(Operations, Scale) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const double a = alpha<T>();
+    check_layouts<T, T, 1>(
+        GetParam(), [](auto& in, prism::span<T> out, impl w) { prism::scale<T>(alpha<T>(), in[0], out, nullptr, w); },
+        of_values<1>([&](double x) { return exactly(a * x); }));
+  });
+}
+
+// Bounds inside the inputs' range, so that both sides clamp.
+TEST_P(Operations, Clamp) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const prism::scalar<T> lo = std::is_integral_v<T> ? (std::is_signed_v<T> ? -1000 : 1000) : -0.5;
+    const prism::scalar<T> hi = std::is_integral_v<T> ? 30000 : 0.25;
+    check_layouts<T, T, 1>(
+        GetParam(), [&](auto& in, prism::span<T> out, impl w) { prism::clamp<T>(in[0], out, lo, hi, nullptr, w); },
+        of_values<1>([&](double x) { return exactly(std::min(std::max(x, double(lo)), double(hi))); }));
+  });
+}
+
+TEST_P(Operations, Copy) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  unary_test(GetParam(), all_types{},
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::copy<T>(x, out, nullptr, w); },
+             [](double x) { return exactly(x); });
+}
+
+// The math functions, over [-1, 1): negative inputs of sqrt, rsqrt and log give NaN, which the
+// reference expects too. CUDA's float and double functions are within 2 ulp (sigmoid composes
+// three operations); the 16-bit types round a float result once.
+template <class F, class Reference>
+void math_test(impl which, F call, Reference f, double ulps) {
+  for_each_type(floating_types{}, [&]<class T>() {
+    check_layouts<T, T, 1>(
+        which, [&](auto& in, prism::span<T> out, impl w) { call.template operator()<T>(in[0], out, w); },
+        of_values<1>([&](double x) { return exactly(f(x)); }), is_16_bit_float<T> ? 1 : ulps);
+  });
+}
+
+TEST_P(Operations, Sqrt) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sqrt<T>(x, y, nullptr, w); },
+            [](double x) { return std::sqrt(x); }, 1);
+}
+TEST_P(Operations, Rsqrt) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::rsqrt<T>(x, y, nullptr, w); },
+            [](double x) { return 1 / std::sqrt(x); }, 3);
+}
+TEST_P(Operations, Exp) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::exp<T>(x, y, nullptr, w); },
+            [](double x) { return std::exp(x); }, 3);
+}
+TEST_P(Operations, Log) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::log<T>(x, y, nullptr, w); },
+            [](double x) { return std::log(x); }, 3);
+}
+TEST_P(Operations, Sin) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sin<T>(x, y, nullptr, w); },
+            [](double x) { return std::sin(x); }, 3);
+}
+TEST_P(Operations, Cos) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::cos<T>(x, y, nullptr, w); },
+            [](double x) { return std::cos(x); }, 3);
+}
+TEST_P(Operations, Tanh) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::tanh<T>(x, y, nullptr, w); },
+            [](double x) { return std::tanh(x); }, 3);
+}
+TEST_P(Operations, Sigmoid) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sigmoid<T>(x, y, nullptr, w); },
+            [](double x) { return 1 / (1 + std::exp(-x)); }, 5);
+}
+
+// Conversions: the reference rounds the float64 value to the output type once, except float to
+// integer, which truncates (inputs in [-1, 1) are scaled up by the call so that truncation
+// matters). Rounding through float makes integer -> 16-bit values differ by at most one ulp.
+template <class From, class To>
+void cast_test(impl which) {
+  constexpr double spread = std::is_integral_v<To> && !std::is_integral_v<From> ? 1e4 : 1;
+  const auto call = [](auto& in, prism::span<To> out, impl w) {
+    if constexpr (spread == 1) {
+      prism::cast<To>(in[0], out, nullptr, w);
+    } else {
+      // Scaled into the integer's range first, with the library's own scale.
+      placed_array<From> wide(std::vector<From>(in[0].size()), prism::memory_of(w));
+      prism::scale<From>(static_cast<From>(spread), in[0], wide.view(), nullptr, w);
+      prism::cast<To>(wide.view(), out, nullptr, w);
+    }
+  };
+  const auto reference = of_values<1>([](double x) {
+    if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
+      const double scaled = static_cast<double>(static_cast<From>(spread) * static_cast<From>(x));
+      const double t = std::trunc(scaled);
+      return exactly(std::is_unsigned_v<To> && t < 0 ? 0 : t);
+    } else {
+      return exactly(x);
+    }
+  });
+  check_layouts<To, From, 1>(which, call, reference, 1, false);
+}
+
+TEST_P(Operations, Cast) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl which = GetParam();
+  for_each_type(floating_types{}, [&]<class From>() {
+    for_each_type(floating_types{}, [&]<class To>() {
+      if constexpr (!std::is_same_v<From, To>) cast_test<From, To>(which);
+    });
+  });
+  for_each_type(types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{}, [&]<class I>() {
+    cast_test<I, float>(which);
+    cast_test<I, double>(which);
+    cast_test<float, I>(which);
+    cast_test<double, I>(which);
+  });
+  cast_test<std::int32_t, std::int64_t>(which);
+  cast_test<std::int64_t, std::int32_t>(which);
+  cast_test<std::uint32_t, std::uint64_t>(which);
+  cast_test<std::uint64_t, std::uint32_t>(which);
+}
+
+TEST_P(Operations, Fill) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const prism::scalar<T> value = std::is_integral_v<T> ? 12345 : -0.375;
+    check_layouts<T, T, 0>(
+        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::fill<T>(out, value, nullptr, w); },
+        [&](const std::array<double, 0>&, std::size_t) { return exactly(double(value)); });
+  });
+}
+
+// start + i * step, rounded as the type computes it (the scale covers both terms).
+TEST_P(Operations, Sequence) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    const prism::scalar<T> start = std::is_integral_v<T> ? 7 : 0.5;
+    const prism::scalar<T> step = std::is_integral_v<T> ? 3 : 0.25;
+    check_layouts<T, T, 0>(
+        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::sequence<T>(out, start, step, nullptr, w); },
+        [&](const std::array<double, 0>&, std::size_t i) {
+          const double term = static_cast<double>(i) * step;
+          return expected{start + term, start + term};
+        },
+        2);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(, Operations,
+                         ::testing::ValuesIn(prism::elementwise_implementations().begin(),
+                                             prism::elementwise_implementations().end()),
+                         impl_name);
+
+// ---- semantics: the edge cases elementwise.hpp promises -----------------------------------
+
+class Semantics : public ::testing::TestWithParam<impl> {};
+
+// Runs op on host values placed where `which` needs them, and returns the output.
+template <class O, class... I, class Call>
+std::vector<O> run_on(impl which, Call call, const std::vector<I>&... values) {
+  const auto where = prism::memory_of(which);
+  const std::size_t n = std::get<0>(std::tie(values...)).size();
+  std::tuple<placed_array<I>...> in{placed_array<I>(values, where)...};
+  placed_array<O> out(std::vector<O>(n, poison<O>()), where);
+  std::apply([&](auto&... a) { call(out.view(), a.view()...); }, in);
+  return out.values();
+}
+
+TEST_P(Semantics, IntegerDivisionByZeroAndOverflowDoNotTrap) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  constexpr auto min32 = std::numeric_limits<std::int32_t>::min();
+  constexpr auto min64 = std::numeric_limits<std::int64_t>::min();
+  const auto div = [w](auto out, auto a, auto b) {
+    using T = typename decltype(out)::value_type;
+    prism::div<T>(a, b, out, nullptr, w);
+  };
+  EXPECT_EQ(run_on<std::int32_t>(w, div, std::vector<std::int32_t>{7, -7, min32, min32, 9},
+                                 std::vector<std::int32_t>{0, 0, -1, 0, -2}),
+            (std::vector<std::int32_t>{0, 0, min32, 0, -4}));
+  EXPECT_EQ(run_on<std::int64_t>(w, div, std::vector<std::int64_t>{7, min64}, std::vector<std::int64_t>{0, -1}),
+            (std::vector<std::int64_t>{0, min64}));
+  EXPECT_EQ(run_on<std::uint32_t>(w, div, std::vector<std::uint32_t>{7, 9}, std::vector<std::uint32_t>{0, 2}),
+            (std::vector<std::uint32_t>{0, 4}));
+  EXPECT_EQ(run_on<std::uint64_t>(w, div, std::vector<std::uint64_t>{7}, std::vector<std::uint64_t>{0}),
+            (std::vector<std::uint64_t>{0}));
+}
+
+TEST_P(Semantics, IntegerOverflowWraps) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  using I = std::int32_t;
+  constexpr I max = std::numeric_limits<I>::max(), min = std::numeric_limits<I>::min();
+  const std::vector<I> x{max, min, 65536}, y{-1, 1, 65536};
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::sub<I>(a, b, o, nullptr, w); }, x, y),
+            (std::vector<I>{min, max, 0}));
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::mul<I>(a, b, o, nullptr, w); }, x, y),
+            (std::vector<I>{-max, min, 0}));
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::negate<I>(a, o, nullptr, w); }, x),
+            (std::vector<I>{-max, min, -65536}));
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::abs<I>(a, o, nullptr, w); }, x),
+            (std::vector<I>{max, min, 65536}));
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::square<I>(a, o, nullptr, w); }, x),
+            (std::vector<I>{1, 0, 0}));
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b, auto c) { prism::fma<I>(a, b, c, o, nullptr, w); },
+                      x, y, std::vector<I>{1, -1, 5}),
+            (std::vector<I>{min + 2, max, 5}));
+  EXPECT_EQ(run_on<std::uint32_t>(w, [w](auto o, auto a) { prism::scale<std::uint32_t>(2, a, o, nullptr, w); },
+                                  std::vector<std::uint32_t>{0x80000001u}),
+            (std::vector<std::uint32_t>{2u}));
+  placed_array<I> s(std::vector<I>(2, 0), prism::memory_of(w));
+  prism::sequence<I>(s.view(), max, 1, nullptr, w);
+  EXPECT_EQ(s.values(), (std::vector<I>{max, min}));
+}
+
+// NaN and infinity propagate as IEEE 754 says, in float and in the 16-bit types.
+TEST_P(Semantics, NanAndInfinityPropagate) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for_each_type(floating_types{}, [&]<class T>() {
+    SCOPED_TRACE(typeid(T).name());
+    const auto values = [](std::initializer_list<double> v) {
+      std::vector<T> out;
+      for (double x : v) out.push_back(from_double<T>(x));
+      return out;
+    };
+    const auto as_double = [](const std::vector<T>& v) {
+      std::vector<double> out;
+      for (T x : v) out.push_back(to_double(x));
+      return out;
+    };
+    // `any` marks an element whose last bits are the math library's business, not this test's.
+    const double any = std::numeric_limits<double>::lowest();
+    const auto same = [any](const std::vector<double>& got, std::initializer_list<double> want) {
+      ASSERT_EQ(got.size(), want.size());
+      std::size_t i = 0;
+      for (double x : want) {
+        if (x != any) {
+          EXPECT_TRUE(std::isnan(x) ? std::isnan(got[i]) : got[i] == x)
+              << "element " << i << ": got " << got[i] << ", want " << x;
+        }
+        ++i;
+      }
+    };
+    const auto x = values({nan, 1, inf, -inf, 0, -1});
+    const auto y = values({1, nan, 1, 1, 0, 0});
+    const auto binary = [&](auto op) { return as_double(run_on<T>(w, op, x, y)); };
+    const auto unary = [&](auto op) { return as_double(run_on<T>(w, op, x)); };
+    same(binary([w](auto o, auto a, auto b) { prism::add<T>(a, b, o, nullptr, w); }), {nan, nan, inf, -inf, 0, -1});
+    same(binary([w](auto o, auto a, auto b) { prism::div<T>(a, b, o, nullptr, w); }), {nan, nan, inf, -inf, nan, -inf});
+    same(binary([w](auto o, auto a, auto b) { prism::min<T>(a, b, o, nullptr, w); }), {nan, nan, 1, -inf, 0, -1});
+    same(binary([w](auto o, auto a, auto b) { prism::max<T>(a, b, o, nullptr, w); }), {nan, nan, inf, 1, 0, 0});
+    same(unary([w](auto o, auto a) { prism::relu<T>(a, o, nullptr, w); }), {nan, 1, inf, 0, 0, 0});
+    same(unary([w](auto o, auto a) { prism::clamp<T>(a, o, -0.5f, 0.5f, nullptr, w); }), {nan, 0.5, 0.5, -0.5, 0, -0.5});
+    same(unary([w](auto o, auto a) { prism::exp<T>(a, o, nullptr, w); }), {nan, any, inf, 0, 1, any});
+    same(unary([w](auto o, auto a) { prism::log<T>(a, o, nullptr, w); }), {nan, 0, inf, nan, -inf, nan});
+    same(unary([w](auto o, auto a) { prism::sqrt<T>(a, o, nullptr, w); }), {nan, 1, inf, nan, 0, nan});
+    same(unary([w](auto o, auto a) { prism::rsqrt<T>(a, o, nullptr, w); }), {nan, any, 0, nan, inf, nan});
+    same(unary([w](auto o, auto a) { prism::tanh<T>(a, o, nullptr, w); }), {nan, any, 1, -1, 0, any});
+    const auto s = unary([w](auto o, auto a) { prism::sigmoid<T>(a, o, nullptr, w); });
+    EXPECT_TRUE(std::isnan(s[0]));
+    EXPECT_EQ(s[2], 1);
+    EXPECT_EQ(s[3], 0);
+    EXPECT_EQ(s[4], 0.5);
+  });
+}
+
+// Float to integer truncates, saturates at the integer's range, and maps NaN to 0.
+TEST_P(Semantics, CastSaturates) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x{nan, 1e10f, -1e10f, 3.7f, -3.7f, inf, -inf};
+  const auto cast_to = [&]<class I>() {
+    return run_on<I>(w, [w](auto o, auto a) { prism::cast<I>(a, o, nullptr, w); }, x);
+  };
+  using L32 = std::numeric_limits<std::int32_t>;
+  using L64 = std::numeric_limits<std::uint64_t>;
+  EXPECT_EQ(cast_to.operator()<std::int32_t>(),
+            (std::vector<std::int32_t>{0, L32::max(), L32::min(), 3, -3, L32::max(), L32::min()}));
+  EXPECT_EQ(cast_to.operator()<std::uint64_t>(),
+            (std::vector<std::uint64_t>{0, 10000000000u, 0, 3, 0, L64::max(), 0}));
+  const auto halves = run_on<__half>(w, [w](auto o, auto a) { prism::cast<__half>(a, o, nullptr, w); },
+                                     std::vector<float>{1e6f, -1e6f, 1.0f / 3});
+  EXPECT_EQ(to_double(halves[0]), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(to_double(halves[1]), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(to_double(halves[2]), to_double(__float2half_rn(1.0f / 3)));
+}
+
+// A mask of bool (one byte, 0 or 1) selects like a mask of bytes.
+TEST_P(Semantics, WhereTakesBoolMask) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  const std::vector<std::uint8_t> bytes{1, 0, 0, 1};
+  placed_array<std::uint8_t> mask(bytes, prism::memory_of(w));
+  const prism::span<const bool> condition{reinterpret_cast<const bool*>(mask.view().data()), bytes.size()};
+  const auto got = run_on<float>(
+      w, [&](auto o, auto a, auto b) { prism::where<float>(condition, a, b, o, nullptr, w); },
+      std::vector<float>{1, 2, 3, 4}, std::vector<float>{-1, -2, -3, -4});
+  EXPECT_EQ(got, (std::vector<float>{1, -2, -3, 4}));
+}
+
+// Bad input: a clear exception, and the output is left alone.
+TEST_P(Semantics, BadInputThrowsAndChangesNothing) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  const auto where = prism::memory_of(w);
+  placed_array<float> a(random_vector<float>(10, fresh_seed()), where),
+      b(random_vector<float>(10, fresh_seed()), where), c(random_vector<float>(9, fresh_seed()), where),
+      out(std::vector<float>(10, 42.0f), where);
+  try {
+    prism::fma<float>(a.view(), b.view(), c.view(), out.view(), nullptr, w);
+    FAIL() << "a third input of another size was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fma: the third input has 9 elements"), std::string::npos) << e.what();
+  }
+  placed_array<std::uint8_t> mask(std::vector<std::uint8_t>(9, 1), where);
+  EXPECT_THROW(prism::where<float>(mask.view(), a.view(), b.view(), out.view(), nullptr, w),
+               std::invalid_argument);
+  EXPECT_THROW(prism::clamp<float>(a.view(), out.view(), 1.0f, -1.0f, nullptr, w), std::invalid_argument);
+  placed_array<double> wide(std::vector<double>(9, 1.0), where);
+  EXPECT_THROW(prism::cast<float>(wide.view(), out.view(), nullptr, w), std::invalid_argument);
+  EXPECT_EQ(out.values(), std::vector<float>(10, 42.0f));
+  auto all = a.view();
+  EXPECT_THROW(prism::exp<float>(all.subspan(0, 9), all.subspan(1, 9), nullptr, w), std::invalid_argument);
+}
+
+// Past 2^31 elements in a generator: the index is 64-bit in every GPU implementation (and the
+// int32 values wrap past 2^31 as they should). 8.6 GB of device memory.
+TEST_P(Semantics, HugeSequencePast2To31) {
+  const impl which = GetParam();
+  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t n = (std::size_t{1} << 31) + 7;
+  prism::device_buffer<std::int32_t> out(n);
+  prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(std::int32_t)), "cudaMemset");
+  prism::sequence<std::int32_t>(out.view(), 5, 1, nullptr, which);
+  const auto got = out.to_host();
+  std::int64_t wrong = 0;
+#pragma omp parallel for reduction(+ : wrong)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+    if (got[i] != static_cast<std::int32_t>(static_cast<std::uint32_t>(i + 5))) ++wrong;
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(, Semantics,
+                         ::testing::ValuesIn(prism::elementwise_implementations().begin(),
+                                             prism::elementwise_implementations().end()),
+                         impl_name);
+
+// Operations that make no sense for a type are not offered: the call does not compile.
+template <class T>
+concept has_sqrt = requires(prism::span<const T> x, prism::span<T> y) { prism::sqrt<T>(x, y); };
+template <class T>
+concept has_negate = requires(prism::span<const T> x, prism::span<T> y) { prism::negate<T>(x, y); };
+template <class T>
+concept has_add = requires(prism::span<const T> x, prism::span<T> y) { prism::add<T>(x, x, y); };
+template <class From, class To>
+concept has_cast = requires(prism::span<const From> x, prism::span<To> y) { prism::cast<To>(x, y); };
+static_assert(has_sqrt<float> && has_sqrt<__half> && !has_sqrt<std::int32_t> && !has_sqrt<std::uint64_t>);
+static_assert(has_negate<std::int64_t> && has_negate<__nv_bfloat16> && !has_negate<std::uint32_t>);
+static_assert(has_add<__half> && has_add<std::uint64_t> && !has_add<char> && !has_add<long double>);
+static_assert(has_cast<float, __half> && has_cast<std::int32_t, double> && !has_cast<float, float> &&
+              !has_cast<__half, std::int32_t>);
 
 }  // namespace

@@ -16,6 +16,13 @@ enum class impl {
   raw_naive,  // the textbook hand-written kernel: one thread per element
   raw,        // the tuned hand-written kernel: whatever reaches the bandwidth ceiling
   cub,        // CUB's device-wide algorithm
+  // The classic reduction progression (sum only), one hand-written kernel per step:
+  reduce_interleaved_divergent,  // 1: interleaved addressing, divergent branch (tid % (2s) == 0)
+  reduce_interleaved,            // 2: interleaved addressing, contiguous active threads
+  reduce_sequential,             // 3: sequential addressing, no shared-memory bank conflicts
+  reduce_first_add,              // 4: the first addition during the load, half the blocks
+  reduce_warp_shuffle,           // 5: the last warp reduces with __shfl_down_sync
+  reduce_multiple,               // 6: many elements per thread, a grid of the GPU's size
 };
 
 // Where the data of an implementation must live.
@@ -29,6 +36,12 @@ constexpr std::string_view name(impl which) noexcept {
     case impl::raw_naive: return "raw_naive";
     case impl::raw: return "raw";
     case impl::cub: return "cub";
+    case impl::reduce_interleaved_divergent: return "reduce_interleaved_divergent";
+    case impl::reduce_interleaved: return "reduce_interleaved";
+    case impl::reduce_sequential: return "reduce_sequential";
+    case impl::reduce_first_add: return "reduce_first_add";
+    case impl::reduce_warp_shuffle: return "reduce_warp_shuffle";
+    case impl::reduce_multiple: return "reduce_multiple";
   }
   return "unknown";
 }
@@ -41,6 +54,28 @@ constexpr memory memory_of(impl which) noexcept {
 inline std::span<const impl> elementwise_implementations() noexcept {
   static constexpr impl all[] = {impl::cpu,       impl::thrust, impl::raw_naive,
                                  impl::raw,       impl::cub,    impl::automatic};
+  return all;
+}
+
+// The registry of the reduction family (every operation built on prism::transform_reduce).
+inline std::span<const impl> reduce_implementations() noexcept {
+  static constexpr impl all[] = {impl::cpu, impl::thrust, impl::raw, impl::cub, impl::automatic};
+  return all;
+}
+
+// sum has the reduction progression besides: from the textbook kernel to the tuned one.
+inline std::span<const impl> sum_implementations() noexcept {
+  static constexpr impl all[] = {impl::cpu,
+                                 impl::thrust,
+                                 impl::reduce_interleaved_divergent,
+                                 impl::reduce_interleaved,
+                                 impl::reduce_sequential,
+                                 impl::reduce_first_add,
+                                 impl::reduce_warp_shuffle,
+                                 impl::reduce_multiple,
+                                 impl::raw,
+                                 impl::cub,
+                                 impl::automatic};
   return all;
 }
 

@@ -75,4 +75,9 @@ class span {
 template <class C>
 span(C&) -> span<detail::container_element_t<C>>;
 
+// An input span whose element type is named by the call (add<float>(a, b, out), sum<float>(x)),
+// not deduced, so that containers convert.
+template <class T>
+using input = std::type_identity_t<span<const T>>;
+
 }  // namespace prism

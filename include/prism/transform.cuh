@@ -1,10 +1,15 @@
 #pragma once
 // prism::transform: out[i] = f(in0[i], in1[i], ...) for any device functor, in every implementation.
+// prism::tabulate:  out[i] = f(i), the same with no input (generators: fill, sequence, ...).
 //
 // This is the generic layer under the whole element-wise family: each operation (add, axpy, exp,
 // ...) is one functor handed to prism::transform. CUDA translation units can call it with their own
 // functors and types. The functor must be callable on the host too (a __host__ __device__ functor
 // or lambda) for impl::cpu; a __device__-only extended lambda works with every GPU implementation.
+//
+//   struct quadratic { float a, b; __host__ __device__ float operator()(float x) const {...} };
+//   prism::transform(quadratic{2, 1}, y, std::tuple{x});          // y = 2 x^2 + 1, cub
+//   prism::transform(quadratic{2, 1}, y, std::tuple{x}, stream, prism::impl::raw);
 //
 // The five implementations, from the simplest to the fastest:
 //   cpu        thrust::transform through Thrust's OpenMP system, on host memory.
@@ -22,6 +27,7 @@
 #include <cub/device/device_transform.cuh>
 #include <cuda/functional>
 #include <cuda/std/tuple>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
@@ -32,6 +38,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -40,20 +47,37 @@ namespace detail {
 
 // ---- thrust (and cpu): the same call under two execution policies ------------------------------
 
-// One or two inputs map onto thrust::transform's own overloads; more are zipped together.
+// A generator's index: 64-bit, so that arrays past 2^31 elements are numbered right.
+using index_t = std::int64_t;
+
+// One or two inputs map onto thrust::transform's own overloads; more are zipped together, and
+// none (a generator) reads a counting iterator, the index itself, which costs no memory traffic.
 // Marking the functor's arguments as copyable is what lets Thrust take CUB's fast Hopper path
 // (bulk copies into shared memory) for any functor, not just the typed ones from <functional>.
 template <class Policy, class F, class Out, class... In>
 void thrust_transform(const Policy& policy, F f, Out* out, std::size_t n, const In*... in) {
   const auto op = cuda::proclaim_copyable_arguments(f);
   const auto count = static_cast<std::int64_t>(n);
-  if constexpr (sizeof...(In) == 1) {
+  if constexpr (sizeof...(In) == 0) {
+    const thrust::counting_iterator<index_t> first(0);
+    thrust::transform(policy, first, first + count, out, op);
+  } else if constexpr (sizeof...(In) == 1) {
     (thrust::transform(policy, in, in + count, out, op), ...);
   } else if constexpr (sizeof...(In) == 2) {
     [&](const auto* a, const auto* b) { thrust::transform(policy, a, a + count, b, out, op); }(in...);
   } else {
     thrust::transform(policy, thrust::make_zip_iterator(in...),
                       thrust::make_zip_iterator((in + count)...), out, thrust::make_zip_function(op));
+  }
+}
+
+// f applied to element i: f(in0[i], in1[i], ...), or f(i) for a generator.
+template <class F, class... In>
+__host__ __device__ auto apply_at(const F& f, std::size_t i, const In*... in) {
+  if constexpr (sizeof...(In) == 0) {
+    return f(static_cast<index_t>(i));
+  } else {
+    return f(in[i]...);
   }
 }
 
@@ -64,16 +88,45 @@ void thrust_transform(const Policy& policy, F f, Out* out, std::size_t n, const 
 template <class F, class Out, class... In>
 __global__ void transform_naive_kernel(F f, Out* out, std::size_t n, const In*... in) {
   const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (i < n) out[i] = f(in[i]...);
+  if (i < n) out[i] = apply_at(f, i, in...);
 }
 
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
 
-// V consecutive elements moved as one aligned access (16 bytes for the widest array).
+// V consecutive elements moved as one aligned access (16 bytes for the widest array). For
+// __half and __nv_bfloat16 that is 8 elements per access.
 template <class T, int V>
 struct alignas(sizeof(T) * V) vector_of {
   T element[V];
 };
+
+// One vector moved as a single load or store of a plain word of its size. Copying vector_of<T, V>
+// directly would copy element by element for types with their own copy (__half and
+// __nv_bfloat16 are classes): eight 2-byte loads where one 16-byte load (LDG.E.128) will do.
+template <std::size_t Bytes>
+struct word_of;
+template <> struct word_of<1> { using type = std::uint8_t; };
+template <> struct word_of<2> { using type = std::uint16_t; };
+template <> struct word_of<4> { using type = std::uint32_t; };
+template <> struct word_of<8> { using type = std::uint64_t; };
+template <> struct word_of<16> { using type = uint4; };
+
+template <int V, class T>
+__device__ vector_of<T, V> load_vector(const T* p) {
+  using word = typename word_of<sizeof(vector_of<T, V>)>::type;
+  const word bits = *reinterpret_cast<const word*>(p);
+  vector_of<T, V> v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+template <int V, class T>
+__device__ void store_vector(T* p, const vector_of<T, V>& v) {
+  using word = typename word_of<sizeof(vector_of<T, V>)>::type;
+  word bits;
+  memcpy(&bits, &v, sizeof v);
+  *reinterpret_cast<word*>(p) = bits;
+}
 
 // Elements per thread: enough for a 16-byte access to the widest array.
 template <class Out, class... In>
@@ -83,7 +136,8 @@ constexpr int vector_width = static_cast<int>(16 / std::max({sizeof(Out), sizeof
 // of blockDim.x vectors per block and no grid-stride loop, which measured faster on H200 than a
 // grid-stride loop over fewer blocks (the hardware's block scheduler hands out tiles for free).
 // The first `head` elements (before the arrays reach vector alignment) and the last few (after
-// the last whole vector) are done one by one by the first threads.
+// the last whole vector) are done one by one by the first threads. A generator has no input to
+// load: it stores one vector of f(i), ..., f(i + V - 1).
 template <int V, class F, class Out, class... In>
 __global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_t head,
                                         std::size_t vectors, const In*... in) {
@@ -93,13 +147,19 @@ __global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_
     [&](const auto&... x) {
       vector_of<Out, V> result;
 #pragma unroll
-      for (int k = 0; k < V; ++k) result.element[k] = f(x.element[k]...);
-      *reinterpret_cast<vector_of<Out, V>*>(out + i) = result;
-    }(*reinterpret_cast<const vector_of<In, V>*>(in + i)...);
+      for (int k = 0; k < V; ++k) {
+        if constexpr (sizeof...(In) == 0) {
+          result.element[k] = f(static_cast<index_t>(i + k));
+        } else {
+          result.element[k] = f(x.element[k]...);
+        }
+      }
+      store_vector<V>(out + i, result);
+    }(load_vector<V>(in + i)...);
   }
-  if (t < head) out[t] = f(in[t]...);
+  if (t < head) out[t] = apply_at(f, t, in...);
   const std::size_t tail = head + vectors * V;
-  if (t < n - tail) out[tail + t] = f(in[tail + t]...);
+  if (t < n - tail) out[tail + t] = apply_at(f, tail + t, in...);
 }
 
 inline constexpr unsigned block_size = 256;
@@ -142,12 +202,23 @@ void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, con
 // ---- cub ----------------------------------------------------------------------------------------
 
 // A 64-bit item count selects CUB's 64-bit offsets, which arrays past 2^31 elements need.
+// DeviceTransform never needs the addresses of its arguments, so it may always take the bulk-copy
+// path; a generator reads a counting iterator, which CUB computes instead of loading.
 template <class F, class Out, class... In>
 void transform_cub(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
-  check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out,
-                                        static_cast<std::int64_t>(n), f, stream),
-        "cub::DeviceTransform::Transform");
+  const auto count = static_cast<std::int64_t>(n);
+  if constexpr (sizeof...(In) == 0) {
+    check(cub::DeviceTransform::Transform(
+              cuda::std::make_tuple(thrust::counting_iterator<index_t>(0)), out, count, f, stream),
+          "cub::DeviceTransform::Transform");
+  } else {
+    check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out, count, f, stream),
+          "cub::DeviceTransform::Transform");
+  }
 }
+
+// From this many bytes moved per call, impl::automatic takes cub instead of raw.
+inline constexpr std::size_t automatic_cub_bytes = std::size_t{256} << 20;
 
 template <class F>
 constexpr bool device_only_lambda() {
@@ -161,7 +232,8 @@ constexpr bool device_only_lambda() {
 }  // namespace detail
 
 // out[i] = f(in[i]...) for every i, on `stream`, with the implementation `which`.
-// out may be one of the inputs (in place); every input must have out's size.
+// out may be one of the inputs (in place); every input must have out's size. With no inputs
+// (std::tuple<>{}), f receives the index instead: see prism::tabulate below.
 template <class F, class Out, class... In>
 void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t stream = nullptr,
                impl which = impl::automatic, const char* algorithm = "transform") {
@@ -170,7 +242,7 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
   const memory needed = memory_of(which);
   std::apply(
       [&](const auto&... in) {
-        std::size_t k = 0;
+        [[maybe_unused]] std::size_t k = 0;  // which input, for the messages
         ((require_same_size(out.size(), in.size(), algorithm, input_names[std::min<std::size_t>(k, 3)]),
           require_no_partial_overlap(out, in, algorithm, input_names[std::min<std::size_t>(k, 3)]),
           require_memory(in, needed, algorithm, input_names[std::min<std::size_t>(k++, 3)])),
@@ -201,12 +273,22 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
             case impl::raw_naive:
               detail::transform_naive(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
               break;
+            case impl::automatic:
+              // Measured on H200 (docs/benchmarks/elementwise.md): raw has the lower latency and
+              // is 0-5% faster up to a few hundred MB moved; cub's bulk copies win beyond.
+              if (n * (sizeof(Out) + (sizeof(In) + ... + 0)) < detail::automatic_cub_bytes) {
+                detail::transform_vectorized(f, out.data(), n, stream,
+                                             static_cast<const In*>(in.data())...);
+              } else {
+                detail::transform_cub(f, out.data(), n, stream,
+                                      static_cast<const In*>(in.data())...);
+              }
+              break;
             case impl::raw:
               detail::transform_vectorized(f, out.data(), n, stream,
                                            static_cast<const In*>(in.data())...);
               break;
             case impl::cub:
-            case impl::automatic:  // cub: fastest at every size we measured (docs/benchmarks)
               detail::transform_cub(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
               break;
             default:
@@ -221,6 +303,14 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
         }
       },
       inputs);
+}
+
+// out[i] = f(i) for every i, where i is a std::int64_t: a generator (fill, sequence, a table of
+// any function of the index) in every implementation, with no input array to read.
+template <class F, class Out>
+void tabulate(F f, span<Out> out, cudaStream_t stream = nullptr, impl which = impl::automatic,
+              const char* algorithm = "tabulate") {
+  transform(f, out, std::tuple<>{}, stream, which, algorithm);
 }
 
 }  // namespace prism

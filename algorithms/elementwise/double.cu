@@ -1,0 +1,7 @@
+// The element-wise family compiled for double: every operation that makes sense for the type, in
+// every implementation (operations.cuh). One file per type spreads the build over cores.
+#include "operations.cuh"
+
+namespace prism::detail {
+template struct elementwise<double>;
+}  // namespace prism::detail

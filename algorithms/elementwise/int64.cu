@@ -1,0 +1,8 @@
+// The element-wise family compiled for int64 and uint64: every operation that makes sense for the type, in
+// every implementation (operations.cuh). One file per type spreads the build over cores.
+#include "operations.cuh"
+
+namespace prism::detail {
+template struct elementwise<std::int64_t>;
+template struct elementwise<std::uint64_t>;
+}  // namespace prism::detail

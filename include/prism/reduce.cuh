@@ -1,0 +1,708 @@
+#pragma once
+// prism::transform_reduce: op(f(x[0]), f(x[1]), ..., f(x[n-1])) for any device functor f and any
+// associative, commutative operator op with an identity, in every implementation.
+//
+// The generic layer under the whole reduction family: sum is (identity, plus), dot is
+// (multiply, plus), argmin is ((value, index), the smaller value or the smaller index), variance is
+// (one-element moments, Chan's combine), each one call of this template. CUDA translation units
+// can call it with their own functors and types.
+//
+//   float s = prism::transform_reduce(square{}, prism::reduction::plus<float>{}, 0.0f,
+//                                     std::tuple{x}, stream);             // to the host
+//   prism::transform_reduce(square{}, plus, 0.0f, std::tuple{x}, result, stream); // to the device
+//
+// Contract. `identity` must satisfy op(identity, v) == v: every implementation seeds many partial
+// results with it. op must be associative and commutative (the implementations regroup and
+// reorder). f and op must be __host__ __device__ for impl::cpu; a __device__-only lambda runs on
+// the GPU implementations if it names its return type (`[] __device__(float x) -> float`), which
+// CUB and Thrust must know on the host. f may take the element's index first (f(i, x...)): pass
+// it through prism::indexed(f).
+//
+// Result delivery. To the host, the call returns the value and waits for the stream (the work
+// before it on the stream included: a reduction cannot finish earlier); the GPU implementations
+// write the result straight into the stream's pinned host slot, no separate copy. To a device
+// pointer, nothing waits, except in impl::thrust (below).
+//
+// The implementations:
+//   cpu     the same Thrust calls as thrust, through Thrust's OpenMP system, on host memory.
+//   thrust  thrust::reduce (transform_reduce where f changes the elements) on the caller's stream,
+//           temporary storage from prism's cache.
+//           Thrust's reduce always returns its result to the host and synchronizes, so to a device
+//           pointer it copies the value back: the only implementation whose device delivery waits.
+//   cub     cub::DeviceReduce::Reduce (TransformReduce where f changes the elements): two
+//           launches, no atomics. Vector loads only for a single input without the index (CUB
+//           vectorizes raw pointers, not fancy iterators).
+//   raw     one launch: 16-byte vector loads, four independent accumulators per thread (four
+//           vectors in flight), a grid of as many 256-thread blocks as fit on the GPU at once,
+//           warp shuffles and a block reduce, and a last-block combine: the last block to finish
+//           reduces every block's partial in a fixed order.
+// Determinism. Every implementation combines in an order fixed by n (and, for raw, by the number
+// of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
+// floating-point results are run-to-run
+// identical for the same input on the same device, and differ between implementations.
+#include <prism/error.hpp>
+#include <prism/memory.hpp>
+#include <prism/registry.hpp>
+#include <prism/span.hpp>
+#include <prism/temporary_storage.hpp>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/cmath>
+#include <cuda/std/limits>
+#include <cuda/std/tuple>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/omp/execution_policy.h>
+#include <thrust/reduce.h>
+#include <thrust/system_error.h>
+#include <thrust/transform_reduce.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace prism {
+
+// ---- the operators of the family ----------------------------------------------------------------
+namespace reduction {
+
+// x as T: the transform of a plain reduction (sum, min, max). Where it changes nothing (T is the
+// element type), Thrust and CUB get their plain reduce on the raw pointer, which they vectorize.
+template <class T>
+struct convert {
+  template <class X>
+  __host__ __device__ T operator()(X x) const {
+    return static_cast<T>(x);
+  }
+};
+
+// a + b. Integers add as unsigned: the two's-complement wrap-around, defined in every
+// implementation (signed overflow is undefined in C++).
+template <class T>
+struct plus {
+  __host__ __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+// a * b, wrapping for integers like plus.
+template <class T>
+struct multiplies {
+  __host__ __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+template <class T>
+__host__ __device__ constexpr bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// The smaller (or, with largest, the larger) of two values; a NaN wins over any number, so a NaN
+// anywhere in the input is the result, whatever the order of combination.
+template <class T>
+struct extremum {
+  bool largest;
+  __host__ __device__ T operator()(T a, T b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return (largest ? a < b : b < a) ? b : a;
+  }
+  __host__ __device__ T identity() const {
+    using limits = cuda::std::numeric_limits<T>;
+    if constexpr (limits::has_infinity) {
+      return largest ? -limits::infinity() : limits::infinity();
+    } else {
+      return largest ? limits::lowest() : limits::max();
+    }
+  }
+};
+
+template <class T>
+struct range {
+  T min, max;
+};
+
+// min and max in one pass; NaN propagates into both.
+template <class T>
+struct min_and_max {
+  __host__ __device__ range<T> operator()(range<T> a, range<T> b) const {
+    return {extremum<T>{false}(a.min, b.min), extremum<T>{true}(a.max, b.max)};
+  }
+  __host__ __device__ range<T> identity() const {
+    return {extremum<T>{false}.identity(), extremum<T>{true}.identity()};
+  }
+};
+
+template <class T>
+struct located {
+  T value;
+  std::int64_t index;
+};
+
+// The position of the smallest (largest) value; of equal values the first; a NaN beats any
+// number, so the result is the first NaN if there is one (as numpy and torch do). A total order on
+// (value, index), so the result does not depend on the order of combination.
+template <class T>
+struct arg_extremum {
+  bool largest;
+  __host__ __device__ located<T> operator()(located<T> a, located<T> b) const {
+    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
+    if (a_nan || b_nan) {
+      if (a_nan && b_nan) return a.index < b.index ? a : b;
+      return a_nan ? a : b;
+    }
+    if (a.value == b.value) return a.index < b.index ? a : b;
+    return (largest ? a.value < b.value : b.value < a.value) ? b : a;
+  }
+  __host__ __device__ located<T> identity() const {
+    return {extremum<T>{largest}.identity(), cuda::std::numeric_limits<std::int64_t>::max()};
+  }
+};
+
+// Count, mean and the sum of squared deviations from the mean of a part of the input. The count
+// is kept in R: the combine needs it as R anyway, and a 64-bit integer conversion per element
+// would cost more than the loads (for float, counts past 2^24 round, by under one part in 2^24).
+template <class R>
+struct moments {
+  R count;
+  R mean;
+  R m2;
+};
+
+// Chan, Golub and LeVeque's pairwise combine of two parts' moments: exact in exact arithmetic,
+// and without the cancellation of sum(x^2) - sum(x)^2/n.
+template <class R>
+struct combine_moments {
+  __host__ __device__ moments<R> operator()(const moments<R>& a, const moments<R>& b) const {
+    if (b.count == 0) return a;
+    if (a.count == 0) return b;
+    const R count = a.count + b.count;
+    const R delta = b.mean - a.mean;
+    const R share_b = b.count / count;
+    return {count, a.mean + delta * share_b, a.m2 + b.m2 + delta * delta * a.count * share_b};
+  }
+};
+
+// What the result is made of after the reduction (applied once, on the device or the host).
+struct no_finalize {
+  template <class V>
+  __host__ __device__ V operator()(const V& v) const {
+    return v;
+  }
+};
+
+}  // namespace reduction
+
+// ---- the generic layer --------------------------------------------------------------------------
+namespace detail {
+
+// f(i, x...) from f(x...).
+template <class F>
+struct ignore_index {
+  F f;
+  template <class... X>
+  __host__ __device__ auto operator()(std::int64_t, const X&... x) const {
+    return f(x...);
+  }
+};
+
+template <class F>
+struct index_first {
+  F f;
+};
+
+// Calls f on the elements of a zipped tuple: what Thrust and CUB see of a multi-input f.
+template <class F>
+struct apply_to_tuple {
+  F f;
+  template <class Tuple>
+  __host__ __device__ auto operator()(const Tuple& t) const {
+    return cuda::std::apply(f, t);
+  }
+};
+
+template <class F>
+struct unwrap_index {
+  using type = F;
+  static constexpr bool uses_index = true;
+};
+template <class F>
+struct unwrap_index<ignore_index<F>> {
+  using type = F;
+  static constexpr bool uses_index = false;
+};
+
+// The input as Thrust and CUB take it: one raw pointer where possible (CUB vectorizes those),
+// the inputs zipped otherwise, with the index in front when f wants it.
+template <class F, class... In>
+auto iterate(F f, const In*... in) {
+  using plain = unwrap_index<F>;
+  if constexpr (!plain::uses_index && sizeof...(In) == 1) {
+    return std::pair{in..., f.f};
+  } else if constexpr (!plain::uses_index) {
+    return std::pair{thrust::make_zip_iterator(in...), apply_to_tuple<typename plain::type>{f.f}};
+  } else {
+    return std::pair{thrust::make_zip_iterator(thrust::counting_iterator<std::int64_t>(0), in...),
+                     apply_to_tuple<F>{f}};
+  }
+}
+
+// Thrust's temporary storage from prism's cache: the first (and, for reduce, only) request takes
+// the stream's lease, which is held until the call returns.
+class lease_allocator {
+ public:
+  using value_type = char;
+  explicit lease_allocator(cudaStream_t stream) : stream_(stream) {}
+  char* allocate(std::ptrdiff_t bytes) {
+    if (lease_) {
+      throw std::logic_error("prism: Thrust asked for a second temporary allocation in one call");
+    }
+    lease_.emplace(acquire_temporary_storage(static_cast<std::size_t>(bytes), stream_));
+    return static_cast<char*>(lease_->device());
+  }
+  void deallocate(char*, std::size_t) noexcept {}
+
+ private:
+  cudaStream_t stream_;
+  std::optional<temporary_storage_lease> lease_;
+};
+
+// True where f(x) is x itself: a reduction of the input as it is.
+template <class F, class... In>
+constexpr bool plain_reduction = false;
+template <class T>
+constexpr bool plain_reduction<ignore_index<reduction::convert<T>>, T> = true;
+
+template <class Acc, class F, class Op, class Policy, class... In>
+Acc thrust_reduce(const Policy& policy, F f, Op op, Acc identity, std::size_t n, const In*... in) {
+  const auto count = static_cast<std::int64_t>(n);
+  if constexpr (plain_reduction<F, In...>) {
+    return (thrust::reduce(policy, in, in + count, identity, op), ...);
+  } else {
+    const auto [first, map] = iterate(f, in...);
+    return thrust::transform_reduce(policy, first, first + count, map, identity, op);
+  }
+}
+
+// CUB's Reduce where there is nothing to transform, TransformReduce otherwise.
+template <class F, class Op, class Acc, class Out, class... In>
+cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, F f, Op op, Acc identity, Out* out,
+                       std::size_t n, cudaStream_t stream, const In*... in) {
+  const auto count = static_cast<std::int64_t>(n);
+  if constexpr (plain_reduction<F, In...>) {
+    return (cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, count, op, identity, stream), ...);
+  } else {
+    const auto [first, map] = iterate(f, in...);
+    return cub::DeviceReduce::TransformReduce(temp, temp_bytes, first, out, count, op, map, identity,
+                                              stream);
+  }
+}
+
+template <class R, class V>
+__global__ void write_value_kernel(R* result, V value) {
+  *result = value;
+}
+
+template <class R, class V, class G>
+__global__ void finalize_kernel(R* result, const V* value, G finalize) {
+  *result = finalize(*value);
+}
+
+template <class R, class V>
+void write_on_device(R* result, const V& value, cudaStream_t stream) {
+  write_value_kernel<<<1, 1, 0, stream>>>(result, static_cast<R>(value));
+  check(cudaGetLastError(), "write_value_kernel launch");
+}
+
+inline constexpr std::size_t round_up(std::size_t bytes, std::size_t to) {
+  return (bytes + to - 1) / to * to;
+}
+
+// ---- cub ----------------------------------------------------------------------------------------
+
+// CUB writes the reduced value to `out`: the pinned host slot (to the host), the caller's pointer
+// (to the device, when nothing is left to do), or a device slot that a one-thread kernel
+// finalizes into the caller's pointer.
+template <class R, class Acc, class F, class Op, class G, class... In>
+R reduce_cub(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
+             cudaStream_t stream, const In*... in) {
+  std::size_t temp_bytes = 0;
+  check(cub_reduce(nullptr, temp_bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
+        "cub::DeviceReduce");
+  const std::size_t slot = round_up(sizeof(Acc), 256);
+  auto lease = acquire_temporary_storage(slot + temp_bytes, stream);
+  auto* device_slot = static_cast<Acc*>(lease.device());
+  void* temp = static_cast<char*>(lease.device()) + slot;
+  constexpr bool finished = std::is_same_v<G, reduction::no_finalize> && std::is_same_v<R, Acc>;
+  Acc* out = device_result == nullptr ? static_cast<Acc*>(lease.pinned_host())
+             : finished                 ? reinterpret_cast<Acc*>(device_result)
+                                        : device_slot;
+  check(cub_reduce(temp, temp_bytes, f, op, identity, out, n, stream, in...), "cub::DeviceReduce");
+  if (device_result != nullptr) {
+    if (!finished) {
+      finalize_kernel<<<1, 1, 0, stream>>>(device_result, device_slot, finalize);
+      check(cudaGetLastError(), "finalize_kernel launch");
+    }
+    return R{};
+  }
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return static_cast<R>(finalize(*out));
+}
+
+// ---- raw: the tuned kernel ----------------------------------------------------------------------
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) aligned_vector {
+  T element[V];
+};
+
+inline constexpr unsigned reduce_block = 256;
+inline constexpr int accumulators = 4;
+
+// A value of any trivially copyable type moved between lanes one 32-bit word at a time.
+template <class T>
+__device__ T shuffle_down(const T& v, int delta) {
+  constexpr int words = (sizeof(T) + 3) / 4;
+  unsigned w[words] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i) w[i] = __shfl_down_sync(0xFFFFFFFFu, w[i], delta);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+// A store of every word of v, padding included (so that a reader of whole words reads nothing
+// unwritten), and a load that bypasses L1 (ld.global.cg): the partials cross between blocks.
+template <class T>
+__device__ void store_to_l2(T* p, const T& v) {
+  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4);
+  unsigned w[sizeof(T) / 4];
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T) / 4); ++i) __stcg(reinterpret_cast<unsigned*>(p) + i, w[i]);
+}
+
+template <class T>
+__device__ T load_from_l2(const T* p) {
+  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4);
+  unsigned w[sizeof(T) / 4];
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+// Shuffles within each warp, then the first warp reduces the warps' results. The result is valid
+// in thread 0; the order of combination is fixed, so it is deterministic.
+template <class Acc, class Op>
+__device__ Acc block_reduce(Acc v, Op op, Acc identity) {
+  __shared__ __align__(16) unsigned char storage[32 * sizeof(Acc)];
+  Acc* warp_results = reinterpret_cast<Acc*>(storage);
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+  for (int delta = 16; delta > 0; delta /= 2) v = op(v, shuffle_down(v, delta));
+  __syncthreads();  // storage may still be read from a previous call
+  if (lane == 0) warp_results[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? warp_results[lane] : identity;
+#pragma unroll
+    for (int delta = 16; delta > 0; delta /= 2) v = op(v, shuffle_down(v, delta));
+  }
+  return v;
+}
+
+template <int V, class T>
+__device__ aligned_vector<T, V> load_vector(const T* p, std::size_t i) {
+  return *reinterpret_cast<const aligned_vector<T, V>*>(p + i);
+}
+
+// Each thread walks the vectors with a grid-sized stride, `accumulators` vectors per input at a
+// time, each into its own accumulator: four independent 16-byte loads in flight per thread and no
+// dependency between their additions. The scalar head (before the inputs reach 16-byte alignment)
+// and tail go to the first threads. Each block's partial goes to `partials`; the last block to
+// arrive (counted in `arrivals`, zeroed before the launch) reduces them in a fixed order and writes
+// finalize(result). A grid of one block writes its result directly.
+template <int V, class Acc, class F, class Op, class G, class R, class... In>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_vector_kernel(F f, Op op, Acc identity, G finalize, R* result, Acc* partials,
+                         unsigned* arrivals, std::size_t n, std::size_t head, std::size_t vectors,
+                         const In*... in) {
+  constexpr int U = accumulators;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  Acc acc[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) acc[u] = identity;
+
+  std::size_t t = first;
+  for (; t + (U - 1) * stride < vectors; t += U * stride) {
+    cuda::std::tuple<aligned_vector<In, V>...> x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) x[u] = cuda::std::make_tuple(load_vector<V>(in, head + (t + u * stride) * V)...);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::size_t base = head + (t + u * stride) * V;
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        acc[u] = op(acc[u], cuda::std::apply(
+                                [&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); },
+                                x[u]));
+      }
+    }
+  }
+  for (; t < vectors; t += stride) {
+    const std::size_t base = head + t * V;
+    const auto x = cuda::std::make_tuple(load_vector<V>(in, base)...);
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      acc[0] = op(acc[0], cuda::std::apply(
+                              [&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); }, x));
+    }
+  }
+  if (first < head) acc[1] = op(acc[1], f(std::int64_t(first), in[first]...));
+  const std::size_t tail = head + vectors * V;
+  if (first < n - tail) acc[2] = op(acc[2], f(std::int64_t(tail + first), in[tail + first]...));
+
+  Acc a = acc[0];
+#pragma unroll
+  for (int u = 1; u < U; ++u) a = op(a, acc[u]);
+  a = block_reduce(a, op, identity);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = finalize(a);
+    return;
+  }
+
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    store_to_l2(partials + blockIdx.x, a);
+    __threadfence();  // the partial is visible before the arrival is counted
+    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  Acc c = identity;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) c = op(c, load_from_l2(partials + i));
+  c = block_reduce(c, op, identity);
+  if (threadIdx.x == 0) *result = finalize(c);
+}
+
+template <class T>
+bool aligned_to(const T* p, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+template <int V, class R, class Acc, class F, class Op, class G, class... In>
+R reduce_raw_with(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
+                  std::size_t head, cudaStream_t stream, const In*... in) {
+  const auto kernel = reduce_vector_kernel<V, Acc, F, Op, G, R, In...>;
+  static const int blocks_per_sm = [&] {
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, reduce_block, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return std::max(blocks, 1);
+  }();
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+
+  const std::size_t vectors = (n - head) / V;
+  const std::size_t per_block = std::size_t{reduce_block} * accumulators;
+  const auto blocks = static_cast<unsigned>(
+      std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1, std::size_t(sms) * blocks_per_sm));
+
+  const std::size_t partial_bytes = round_up(blocks * sizeof(Acc), 256);
+  auto lease = acquire_temporary_storage(blocks > 1 ? partial_bytes + sizeof(unsigned) : 0, stream);
+  auto* partials = static_cast<Acc*>(lease.device());
+  auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(lease.device()) + partial_bytes);
+  if (blocks > 1) check(cudaMemsetAsync(arrivals, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
+  R* out = device_result != nullptr ? device_result : static_cast<R*>(lease.pinned_host());
+  kernel<<<blocks, reduce_block, 0, stream>>>(f, op, identity, finalize, out, partials, arrivals, n,
+                                              head, vectors, in...);
+  check(cudaGetLastError(), "reduce_vector_kernel launch");
+  if (device_result != nullptr) return R{};
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return *out;
+}
+
+template <class R, class Acc, class F, class Op, class G, class... In>
+R reduce_raw(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
+             cudaStream_t stream, const In*... in) {
+  static_assert(sizeof(R) <= temporary_storage_lease::pinned_host_bytes);
+  constexpr int V = static_cast<int>(16 / std::max({sizeof(In)...}));
+  // The first index from which every input is 16-byte aligned. Inputs misaligned with respect to
+  // each other have none: then the same kernel runs on single elements.
+  std::size_t head = 0;
+  while (head < V && head < n && !(aligned_to(in + head, sizeof(aligned_vector<In, V>)) && ...)) ++head;
+  if (head < V || sizeof...(In) == 1) {
+    return reduce_raw_with<V>(f, op, identity, finalize, device_result, n, std::min(head, n), stream,
+                              in...);
+  }
+  if constexpr (sizeof...(In) > 1) {
+    return reduce_raw_with<1>(f, op, identity, finalize, device_result, n, 0, stream, in...);
+  }
+  return R{};
+}
+
+// False for a __device__-only extended lambda, which impl::cpu cannot call.
+template <class F>
+constexpr bool callable_on_host() {
+#ifdef __NVCC__
+  return !__nv_is_extended_device_lambda_closure_type(F);
+#else
+  return true;
+#endif
+}
+
+// The one entry of every implementation. f takes (index, elements...). The result goes to
+// device_result (asynchronously) or, if that is null, is returned.
+template <class R, class Acc, class F, class Op, class G, class... In>
+R reduce(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
+         cudaStream_t stream, impl which, const char* algorithm, const In*... in) {
+  if (n == 0) {
+    const R empty = static_cast<R>(finalize(identity));
+    if (device_result == nullptr) return empty;
+    if (which == impl::cpu) {
+      *device_result = empty;
+    } else {
+      write_on_device(device_result, empty, stream);
+    }
+    return R{};
+  }
+  try {
+    switch (which) {
+      case impl::cpu:
+        if constexpr (!callable_on_host<typename unwrap_index<F>::type>()) {
+          throw std::invalid_argument(std::string("prism::") + algorithm +
+                                      ": a __device__ lambda cannot run on the cpu");
+        } else {
+          const R r = static_cast<R>(finalize(thrust_reduce(thrust::omp::par, f, op, identity, n, in...)));
+          if (device_result == nullptr) return r;
+          *device_result = r;
+          return R{};
+        }
+      case impl::thrust: {
+        lease_allocator allocator(stream);
+        const R r = static_cast<R>(finalize(
+            thrust_reduce(thrust::cuda::par_nosync(allocator).on(stream), f, op, identity, n, in...)));
+        if (device_result == nullptr) return r;
+        check(cudaMemcpyAsync(device_result, &r, sizeof(R), cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync");
+        return R{};
+      }
+      case impl::raw:
+        return reduce_raw(f, op, identity, finalize, device_result, n, stream, in...);
+      case impl::cub:
+      case impl::automatic:  // cub, the path of record, until the benchmarks say otherwise
+        return reduce_cub(f, op, identity, finalize, device_result, n, stream, in...);
+      default:
+        throw std::invalid_argument(std::string("prism::") + algorithm +
+                                    ": no implementation named " + std::string(name(which)));
+    }
+  } catch (const thrust::system_error& e) {
+    // Thrust reports CUDA failures in its own exception type: give the caller ours.
+    if (e.code().category() != thrust::cuda_category()) throw;
+    throw cuda_error(static_cast<cudaError_t>(e.code().value()), "thrust::transform_reduce",
+                     std::source_location::current());
+  }
+}
+
+// The checks every reduction makes before touching anything.
+template <class... In>
+void require_inputs(const std::tuple<span<In>...>& inputs, impl which, const char* algorithm) {
+  static constexpr const char* names[] = {"the first input", "the second input", "the third input",
+                                          "an input"};
+  std::apply(
+      [&](const auto& first, const auto&... rest) {
+        std::size_t k = 0;
+        require_memory(first, memory_of(which), algorithm, names[k++]);
+        ((require_same_size(first.size(), rest.size(), algorithm, names[std::min<std::size_t>(k, 3)]),
+          require_memory(rest, memory_of(which), algorithm, names[std::min<std::size_t>(k++, 3)])),
+         ...);
+      },
+      inputs);
+}
+
+template <class R>
+void require_result(span<R> result, impl which, const char* algorithm) {
+  require_same_size(1, result.size(), algorithm, "the result");
+  require_memory(result, memory_of(which), algorithm, "the result");
+}
+
+template <class R, class Acc, class F, class Op, class G, class... In>
+R reduce_spans(F f, Op op, Acc identity, G finalize, R* device_result,
+               const std::tuple<span<In>...>& inputs, cudaStream_t stream, impl which,
+               const char* algorithm) {
+  return std::apply(
+      [&](const auto&... in) {
+        return reduce<R>(f, op, identity, finalize, device_result, std::get<0>(inputs).size(), stream,
+                         which, algorithm, static_cast<const In*>(in.data())...);
+      },
+      inputs);
+}
+
+}  // namespace detail
+
+// f(i, x...) instead of f(x...): the element's index comes first.
+template <class F>
+detail::index_first<F> indexed(F f) {
+  return {f};
+}
+
+namespace detail {
+template <class F>
+auto with_index(F f) {
+  return ignore_index<F>{f};
+}
+template <class F>
+F with_index(index_first<F> f) {
+  return f.f;
+}
+}  // namespace detail
+
+// op over f of every element (identity for an empty input), returned to the host.
+template <class F, class Op, class Acc, class... In>
+Acc transform_reduce(F f, Op op, Acc identity, std::tuple<span<In>...> inputs,
+                     cudaStream_t stream = nullptr, impl which = impl::automatic,
+                     const char* algorithm = "transform_reduce") {
+  detail::require_inputs(inputs, which, algorithm);
+  return detail::reduce_spans<Acc>(detail::with_index(f), op, identity, reduction::no_finalize{},
+                                   static_cast<Acc*>(nullptr), inputs, stream, which, algorithm);
+}
+
+// The same into result[0] (one element, device memory; host memory for impl::cpu), asynchronously.
+template <class F, class Op, class Acc, class... In>
+void transform_reduce(F f, Op op, Acc identity, std::tuple<span<In>...> inputs, span<Acc> result,
+                      cudaStream_t stream = nullptr, impl which = impl::automatic,
+                      const char* algorithm = "transform_reduce") {
+  detail::require_inputs(inputs, which, algorithm);
+  detail::require_result(result, which, algorithm);
+  detail::reduce_spans<Acc>(detail::with_index(f), op, identity, reduction::no_finalize{},
+                            result.data(), inputs, stream, which, algorithm);
+}
+
+}  // namespace prism
