@@ -35,15 +35,6 @@
 namespace prism::bench {
 namespace {
 
-template <class T>
-constexpr const char* type_name() {
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-  if constexpr (std::is_same_v<T, __half>) return "half";
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-}
-
 constexpr std::int64_t largest_cpu_size = std::int64_t{1} << 22;
 
 // The grid-stride alternative to detail::transform_vector_kernel (for aligned data of a

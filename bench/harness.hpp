@@ -10,6 +10,8 @@
 #include <prism/error.hpp>
 
 #include <benchmark/benchmark.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -17,9 +19,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace prism::bench {
+
+// The type's name in row names.
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  if constexpr (std::is_same_v<T, __half>) return "half";
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+}
 
 // n = 2^10, 2^12, ..., 2^28.
 inline std::vector<std::int64_t> sizes() {

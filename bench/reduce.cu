@@ -24,12 +24,6 @@
 namespace prism::bench {
 namespace {
 
-template <class T>
-constexpr const char* type_name() {
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-}
-
 enum class reduction { sum, min, argmax, dot, norm1, norm2, variance };
 
 constexpr const char* name_of(reduction r) {

@@ -40,6 +40,7 @@
 // of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
 // floating-point results are run-to-run
 // identical for the same input on the same device, and differ between implementations.
+#include <prism/device_lambda.cuh>
 #include <prism/error.hpp>
 #include <prism/memory.hpp>
 #include <prism/registry.hpp>
@@ -568,15 +569,6 @@ R reduce_raw(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t
   return R{};
 }
 
-// False for a __device__-only extended lambda, which impl::cpu cannot call.
-template <class F>
-constexpr bool callable_on_host() {
-#ifdef __NVCC__
-  return !__nv_is_extended_device_lambda_closure_type(F);
-#else
-  return true;
-#endif
-}
 
 // The one entry of every implementation. f takes (index, elements...). The result goes to
 // device_result (asynchronously) or, if that is null, is returned.
@@ -596,7 +588,7 @@ R reduce(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
   try {
     switch (which) {
       case impl::cpu:
-        if constexpr (!callable_on_host<typename unwrap_index<F>::type>()) {
+        if constexpr (detail::device_only_lambda<typename unwrap_index<F>::type>()) {
           throw std::invalid_argument(std::string("prism::") + algorithm +
                                       ": a __device__ lambda cannot run on the cpu");
         } else {

@@ -19,6 +19,7 @@
 //              raw_naive for float, which is what it takes to keep enough bytes in flight.
 //   cub        cub::DeviceTransform, which on Hopper streams tiles into shared memory with bulk
 //              copies (TMA): the fewest instructions per byte of all.
+#include <prism/device_lambda.cuh>
 #include <prism/error.hpp>
 #include <prism/memory.hpp>
 #include <prism/registry.hpp>
@@ -219,15 +220,6 @@ void transform_cub(F f, Out* out, std::size_t n, cudaStream_t stream, const In*.
 
 // From this many bytes moved per call, impl::automatic takes cub instead of raw.
 inline constexpr std::size_t automatic_cub_bytes = std::size_t{256} << 20;
-
-template <class F>
-constexpr bool device_only_lambda() {
-#ifdef __NVCC__
-  return __nv_is_extended_device_lambda_closure_type(F);
-#else
-  return false;
-#endif
-}
 
 }  // namespace detail
 
