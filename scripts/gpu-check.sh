@@ -9,6 +9,7 @@
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json, and the peers
 #           (bench/peers.py) to OUTDIR/peers.json; then bench/report writes OUTDIR/*.md
 # The log of each stage goes to OUTDIR/<stage>.log; the script stops at the first failure.
+# PRISM_CTEST_ARGS, if set, is added to the ctest command line (e.g. -j3).
 # PRISM_BENCH_FILTER, if set, is passed to every suite as --benchmark_filter (a regex on the
 # row names, e.g. '/(1024|268435456)/' for two sizes). A build made elsewhere for sm_90 in
 # build-gpu/ can be used as it is: leave out the build stage.
@@ -26,17 +27,29 @@ stage_build() {
 
 stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-  ctest --preset gpu --output-on-failure
+  ctest --preset gpu --output-on-failure ${PRISM_CTEST_ARGS:-}
 }
 
 stage_sanitize() {
-  local failed=0
+  # Every (tool, binary) pair at once: the GPU has room, and the wall time is the slowest pair's.
+  local logs=() pids=() failed=0
   for binary in "$build"/test/test_*; do
     for tool in memcheck racecheck synccheck; do
-      echo "== compute-sanitizer --tool $tool $binary"
+      log="$out/.sanitize-$tool-${binary##*/}.log"
+      logs+=("$log")
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-        "$binary" --gtest_filter='*/*:Gpu*:-*/cpu:*Huge*:GpuStreams*' --gtest_brief=1 || failed=1
+        "$binary" --gtest_filter='*/*:Gpu*:-*/cpu:*Huge*:GpuStreams*' --gtest_brief=1 \
+        >"$log" 2>&1 &
+      pids+=($!)
     done
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}"
+    status=$?
+    echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
+    grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" | head -20
+    [ $status = 0 ] || failed=1
+    rm -f "${logs[$i]}"
   done
   return $failed
 }
