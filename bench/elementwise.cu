@@ -4,8 +4,8 @@
 // half and double (cast rows convert float -> half, half -> float and double -> float and are
 // named by the source type), n = 2^10 ... 2^28 by 4x, and every implementation of the registry:
 // the GPU ones at every size; cpu up to 2^22, where its time is still a fraction of a second;
-// automatic on add only (it dispatches to cub for every operation, so its other rows would
-// repeat cub's).
+// automatic on add only (it chooses the same way for every operation: raw below 256 MB moved,
+// cub above, so its other rows would repeat those).
 //
 // Besides the registry's implementations, two reference rows per size for float and double add:
 //   thrust_device_sync  thrust::transform(thrust::device, ...), as tutorials call it: the policy
@@ -25,12 +25,8 @@
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 
-#include <array>
 #include <functional>
 #include <map>
-#include <memory>
-#include <string_view>
-#include <utility>
 
 namespace prism::bench {
 namespace {
@@ -115,9 +111,7 @@ std::vector<operation<T>> operations() {
       {"axpby", 3 * s, [=](impl w, std::int64_t n) { axpby<T>(2, in(w, 0, n), -1, in(w, 1, n), out(w, n), nullptr, w); }},
       {"fma", 4 * s, [=](impl w, std::int64_t n) { fma<T>(in(w, 0, n), in(w, 1, n), in(w, 2, n), out(w, n), nullptr, w); }},
       {"where", 3 * s + 1, [=](impl w, std::int64_t n) {
-         const span<const std::uint8_t> mask =
-             memory_of(w) == memory::host ? span<const std::uint8_t>(array_for<std::uint8_t>(w, 0, n))
-                                          : span<const std::uint8_t>(device_array<std::uint8_t>(0, n));
+         const span<const std::uint8_t> mask = array_for<std::uint8_t>(w, 0, n);
          where<T>(mask, in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w);
        }},
       {"negate", 2 * s, [=](impl w, std::int64_t n) { negate<T>(in(w, 0, n), out(w, n), nullptr, w); }},
@@ -199,12 +193,9 @@ void register_add_references() {
                     const T* b = device_array<T>(1, n).data();
                     T* out = device_array<T>(3, n).data();
                     constexpr int V = 16 / sizeof(T);
-                    int sms = 0;
-                    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
-                          "cudaDeviceGetAttribute");
                     const std::size_t vectors = n / V;
                     const unsigned blocks = static_cast<unsigned>(
-                        std::min<std::size_t>(8 * sms, (vectors + 255) / 256));
+                        std::min<std::size_t>(8 * multiprocessor_count(), (vectors + 255) / 256));
                     time_on_gpu(state, nullptr, bytes, [&] {
                       add_grid_stride_kernel<V><<<blocks, 256>>>(thrust::plus<T>{}, out, vectors,
                                                                   a, b);
@@ -219,9 +210,9 @@ void register_add_references() {
 
 void register_rows(bool gpu) {
   if (gpu) {
-    register_copy_rows<float>("float");
-    register_copy_rows<__half>("half");
-    register_copy_rows<double>("double");
+    register_copy_rows<float>("float", 0.005);
+    register_copy_rows<__half>("half", 0.005);
+    register_copy_rows<double>("double", 0.005);
     register_add_references<float>();
     register_add_references<double>();
   }
@@ -233,15 +224,4 @@ void register_rows(bool gpu) {
 }  // namespace
 }  // namespace prism::bench
 
-// The harness's copy rows take Google Benchmark's default time per repetition (0.5 s): this suite
-// makes its own 5 ms the default, unless the command line says otherwise.
-int main(int argc, char** argv) {
-  std::vector<char*> args(argv, argv + argc);
-  std::string min_time = "--benchmark_min_time=0.005";
-  const bool given = std::any_of(args.begin(), args.end(), [](const char* a) {
-    return std::string_view(a).starts_with("--benchmark_min_time");
-  });
-  if (!given) args.insert(args.begin() + 1, min_time.data());
-  int count = static_cast<int>(args.size());
-  return prism::bench::run_main(count, args.data(), prism::bench::register_rows);
-}
+int main(int argc, char** argv) { return prism::bench::run_main(argc, argv, prism::bench::register_rows); }

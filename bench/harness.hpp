@@ -135,9 +135,9 @@ inline benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark*
 }
 
 // Registers the copy ceiling as rows of its own (copy/<type>/cudaMemcpy/n) so that every table
-// has it beside the implementations, and puts its 2^28 figure in the JSON context.
+// has it beside the implementations, each repetition at least `min_seconds` long.
 template <class T>
-void register_copy_rows(const std::string& type) {
+void register_copy_rows(const std::string& type, double min_seconds = 0.5) {
   for (std::int64_t n : sizes()) {
     configure(benchmark::RegisterBenchmark(
         row_name("copy", type, "cudaMemcpy", n).c_str(), [n](benchmark::State& state) {
@@ -149,7 +149,7 @@ void register_copy_rows(const std::string& type) {
                   "cudaMemcpyAsync");
           });
           relate_to_ceiling(state);
-        }));
+        }))->MinTime(min_seconds);
   }
 }
 

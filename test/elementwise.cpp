@@ -30,18 +30,10 @@ using prism::impl;
 
 // ---- element types ----------------------------------------------------------------------------
 
-template <class... T>
-struct types {};
 using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t,
                         __half, __nv_bfloat16>;
 using signed_types = types<float, double, std::int32_t, std::int64_t, __half, __nv_bfloat16>;
 using floating_types = types<float, double, __half, __nv_bfloat16>;
-
-// Calls body.template operator()<T>() for each T of the list.
-template <class... T, class F>
-void for_each_type(types<T...>, F&& body) {
-  (body.template operator()<T>(), ...);
-}
 
 template <class T>
 constexpr bool is_16_bit_float = prism::half_precision_element<T>;

@@ -35,29 +35,10 @@ constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
 }
 
-template <class F>
-void for_each_type(F&& body) {
-  body.template operator()<float>();
-  body.template operator()<double>();
-  body.template operator()<std::int32_t>();
-  body.template operator()<std::int64_t>();
-  body.template operator()<std::uint32_t>();
-  body.template operator()<std::uint64_t>();
-}
-
-template <class F>
-void for_each_signed_type(F&& body) {
-  body.template operator()<float>();
-  body.template operator()<double>();
-  body.template operator()<std::int32_t>();
-  body.template operator()<std::int64_t>();
-}
-
-template <class F>
-void for_each_floating_type(F&& body) {
-  body.template operator()<float>();
-  body.template operator()<double>();
-}
+using all_types =
+    types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
+using signed_types = types<float, double, std::int32_t, std::int64_t>;
+using floating_types = types<float, double>;
 
 const std::size_t test_sizes[] = {0, 1, 3, 1000, (1 << 20) + 1};
 
@@ -170,14 +151,14 @@ void check_sum(impl which, std::size_t n, std::size_t offset) {
 
 TEST_P(Sum, MatchesReference) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
+  for_each_type(all_types{}, [&]<class T>() {
     for (std::size_t n : test_sizes) check_sum<T>(GetParam(), n, 0);
   });
 }
 
 TEST_P(Sum, MisalignedStart) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
+  for_each_type(all_types{}, [&]<class T>() {
     for (std::size_t n : {1, 5, 1000, 4099, 100003}) check_sum<T>(GetParam(), n, 1);
   });
 }
@@ -196,7 +177,7 @@ TEST_P(Sum, IntegersAccumulateIn64Bits) {
 // Run-to-run bitwise identical for the same input (every implementation says it is).
 TEST_P(Sum, Deterministic) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_floating_type([&]<class T>() {
+  for_each_type(floating_types{}, [&]<class T>() {
     const auto x = random_vector<T>((1 << 22) + 3, fresh_seed());
     placed_array<T> dx(x, prism::memory_of(GetParam()));
     const T first = prism::sum<T>(dx.view(), nullptr, GetParam());
@@ -255,7 +236,7 @@ void check_product(impl which, std::size_t n, std::size_t offset) {
 
 TEST_P(Reduce, Product) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_signed_type([&]<class T>() {
+  for_each_type(signed_types{}, [&]<class T>() {
     for (std::size_t n : test_sizes) check_product<T>(GetParam(), n, 0);
     check_product<T>(GetParam(), 4099, 1);
   });
@@ -282,7 +263,7 @@ void check_extrema(impl which, const std::vector<T>& x, std::size_t offset) {
 
 TEST_P(Reduce, MinMax) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
+  for_each_type(all_types{}, [&]<class T>() {
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
@@ -323,7 +304,7 @@ void check_arg(impl which, std::size_t n, std::size_t offset) {
 
 TEST_P(Reduce, ArgMinArgMaxFirstIndexOnTies) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_type([&]<class T>() {
+  for_each_type(all_types{}, [&]<class T>() {
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
       check_arg<T>(GetParam(), n, 0);
       check_arg<T>(GetParam(), n, 1);
@@ -340,7 +321,7 @@ TEST_P(Reduce, ArgMinArgMaxFirstIndexOnTies) {
 TEST_P(Reduce, NaNPropagates) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  for_each_floating_type([&]<class T>() {
+  for_each_type(floating_types{}, [&]<class T>() {
     for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
@@ -368,7 +349,7 @@ TEST_P(Reduce, CountAnyAll) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
   using prism::comparison;
-  for_each_type([&]<class T>() {
+  for_each_type(all_types{}, [&]<class T>() {
     for (std::size_t n : test_sizes) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
@@ -425,7 +406,7 @@ void check_dot(impl which, std::size_t n, std::size_t offset_a, std::size_t offs
 
 TEST_P(Reduce, Dot) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for_each_signed_type([&]<class T>() {
+  for_each_type(signed_types{}, [&]<class T>() {
     for (std::size_t n : test_sizes) check_dot<T>(GetParam(), n, 0, 0);
     check_dot<T>(GetParam(), 100003, 1, 1);  // aligned together after a scalar head
     check_dot<T>(GetParam(), 100003, 0, 1);  // never aligned together: element by element
@@ -435,7 +416,7 @@ TEST_P(Reduce, Dot) {
 TEST_P(Reduce, Norms) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  for_each_floating_type([&]<class T>() {
+  for_each_type(floating_types{}, [&]<class T>() {
     for (std::size_t n : test_sizes) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
@@ -465,7 +446,7 @@ TEST_P(Reduce, Norms) {
 TEST_P(Reduce, MeanVarianceStddev) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  for_each_signed_type([&]<class T>() {
+  for_each_type(signed_types{}, [&]<class T>() {
     using R = prism::real_type<T>;
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
       const std::uint64_t seed = fresh_seed();

@@ -25,6 +25,16 @@ inline std::string missing_gpu(prism::impl which) {
   return "";
 }
 
+// A list of element types, and a loop over it: for_each_type(types<float, double>{}, body) calls
+// body.template operator()<T>() for each T of the list.
+template <class... T>
+struct types {};
+
+template <class... T, class F>
+void for_each_type(types<T...>, F&& body) {
+  (body.template operator()<T>(), ...);
+}
+
 // A fresh seed per call, reported by the caller through SCOPED_TRACE so a failure can be replayed.
 inline std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B97F4A7C15ull + 1; }
 

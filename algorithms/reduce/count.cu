@@ -9,7 +9,7 @@ namespace {
 template <class T>
 std::uint64_t count_to(input<T> x, comparison compare, T value, std::uint64_t* result,
                        cudaStream_t stream, impl which) {
-  return operations::run("count_if", operations::elementwise(operations::satisfies<T>{compare, value}),
+  return operations::run("count_if", operations::with_index(operations::satisfies<T>{compare, value}),
                          reduction::plus<std::uint64_t>{}, std::uint64_t{0}, reduction::no_finalize{},
                          result, stream, which, x);
 }

@@ -10,7 +10,7 @@ template <class T>
 T extreme(const char* algorithm, input<T> x, bool largest, T* result, cudaStream_t stream, impl which) {
   operations::require_not_empty(x.size(), algorithm);
   const reduction::extremum<T> op{largest};
-  return operations::run(algorithm, operations::elementwise(operations::convert<T>{}), op,
+  return operations::run(algorithm, operations::with_index(operations::convert<T>{}), op,
                          op.identity(), reduction::no_finalize{}, result, stream, which, x);
 }
 
@@ -18,7 +18,7 @@ template <class T>
 minmax_result<T> both_ends(input<T> x, minmax_result<T>* result, cudaStream_t stream, impl which) {
   operations::require_not_empty(x.size(), "minmax");
   const reduction::min_and_max<T> op;
-  return operations::run("minmax", operations::elementwise(operations::pair_with_itself<T>{}), op,
+  return operations::run("minmax", operations::with_index(operations::pair_with_itself<T>{}), op,
                          op.identity(), operations::as_minmax_result<T>{}, result, stream, which, x);
 }
 

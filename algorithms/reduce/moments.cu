@@ -11,7 +11,7 @@ namespace {
 template <class T>
 sum_type<T> product_to(input<T> x, sum_type<T>* result, cudaStream_t stream, impl which) {
   using Acc = sum_type<T>;
-  return operations::run("product", operations::elementwise(operations::convert<Acc>{}),
+  return operations::run("product", operations::with_index(operations::convert<Acc>{}),
                          reduction::multiplies<Acc>{}, Acc(1), reduction::no_finalize{}, result,
                          stream, which, x);
 }
@@ -20,7 +20,7 @@ template <class T>
 real_type<T> mean_to(input<T> x, real_type<T>* result, cudaStream_t stream, impl which) {
   using R = real_type<T>;
   operations::require_not_empty(x.size(), "mean");
-  return operations::run("mean", operations::elementwise(operations::convert<R>{}),
+  return operations::run("mean", operations::with_index(operations::convert<R>{}),
                          reduction::plus<R>{}, R(0), operations::divide_by<R>{static_cast<R>(x.size())},
                          result, stream, which, x);
 }
@@ -30,7 +30,7 @@ real_type<T> spread_to(const char* algorithm, input<T> x, bool root, real_type<T
                        cudaStream_t stream, impl which) {
   using R = real_type<T>;
   operations::require_not_empty(x.size(), algorithm);
-  return operations::run(algorithm, operations::elementwise(operations::one_moment<R>{}),
+  return operations::run(algorithm, operations::with_index(operations::one_moment<R>{}),
                          reduction::combine_moments<R>{}, reduction::moments<R>{R(0), R(0), R(0)},
                          operations::spread<R>{root}, result, stream, which, x);
 }

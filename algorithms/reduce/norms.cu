@@ -9,27 +9,27 @@ namespace {
 template <class T>
 sum_type<T> dot_to(input<T> a, input<T> b, sum_type<T>* result, cudaStream_t stream, impl which) {
   using Acc = sum_type<T>;
-  return operations::run("dot", operations::elementwise(operations::multiply<Acc>{}),
+  return operations::run("dot", operations::with_index(operations::multiply<Acc>{}),
                          reduction::plus<Acc>{}, Acc(0), reduction::no_finalize{}, result, stream,
                          which, a, b);
 }
 
 template <class T>
 T norm1_to(input<T> x, T* result, cudaStream_t stream, impl which) {
-  return operations::run("norm1", operations::elementwise(operations::magnitude{}),
+  return operations::run("norm1", operations::with_index(operations::magnitude{}),
                          reduction::plus<T>{}, T(0), reduction::no_finalize{}, result, stream, which, x);
 }
 
 template <class T>
 T norm2_to(input<T> x, T* result, cudaStream_t stream, impl which) {
-  return operations::run("norm2", operations::elementwise(operations::square{}),
+  return operations::run("norm2", operations::with_index(operations::square{}),
                          reduction::plus<T>{}, T(0), operations::square_root{}, result, stream, which, x);
 }
 
 // max |x|; a NaN element makes it NaN. Zero for an empty input, like the other norms.
 template <class T>
 T norm_inf_to(input<T> x, T* result, cudaStream_t stream, impl which) {
-  return operations::run("norm_inf", operations::elementwise(operations::magnitude{}),
+  return operations::run("norm_inf", operations::with_index(operations::magnitude{}),
                          reduction::extremum<T>{true}, T(0), reduction::no_finalize{}, result,
                          stream, which, x);
 }

@@ -124,15 +124,13 @@ inline void require_not_empty(std::size_t n, const char* algorithm) {
 template <class R, class Acc, class F, class Op, class G, class... In>
 R run(const char* algorithm, F f, Op op, Acc identity, G finalize, R* result, cudaStream_t stream,
       impl which, span<const In>... x) {
-  detail::require_inputs(std::tuple{x...}, which, algorithm);
-  const std::size_t n = std::get<0>(std::tuple{x...}).size();
-  return detail::reduce<R>(f, op, identity, finalize, result, n, stream, which, algorithm, x.data()...);
+  const std::tuple inputs{x...};
+  detail::require_inputs(inputs, which, algorithm);
+  return detail::reduce_spans<R>(f, op, identity, finalize, result, inputs, stream, which, algorithm);
 }
 
-template <class F>
-detail::ignore_index<F> elementwise(F f) {
-  return {f};
-}
+// f(x) as the generic layer calls it, f(i, x): the reductions of the family ignore the index.
+using detail::with_index;
 
 template <class R>
 R* result_of(span<R> result, impl which, const char* algorithm) {

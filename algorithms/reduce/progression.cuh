@@ -5,6 +5,7 @@
 // launch). Each kernel reduces a block's share of the input to one partial sum; the driver
 // relaunches the same kernel on the partials until one value is left. Every step is
 // deterministic: the order of additions is fixed by n.
+#include <prism/buffer.hpp>
 #include <prism/error.hpp>
 #include <prism/reduce.cuh>
 #include <prism/registry.hpp>
@@ -163,12 +164,9 @@ inline std::size_t blocks_for(impl step, std::size_t n) {
     case impl::reduce_first_add:
     case impl::reduce_warp_shuffle:
       return std::max<std::size_t>((n + 2 * block - 1) / (2 * block), 1);
-    case impl::reduce_multiple: {
-      int device = 0, sms = 0;
-      check(cudaGetDevice(&device), "cudaGetDevice");
-      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-      return std::clamp<std::size_t>((n + block - 1) / block, 1, std::size_t(sms) * 8);  // 2048 threads per SM
-    }
+    case impl::reduce_multiple:  // 8 blocks of 256: 2048 threads per SM
+      return std::clamp<std::size_t>((n + block - 1) / block, 1,
+                                     std::size_t(multiprocessor_count()) * 8);
     default:
       return std::max<std::size_t>((n + block - 1) / block, 1);
   }

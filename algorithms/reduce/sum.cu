@@ -11,12 +11,12 @@ sum_type<T> sum_to(input<T> x, sum_type<T>* result, cudaStream_t stream, impl wh
   using Acc = sum_type<T>;
   if (progression::is_step(which)) {
     detail::require_inputs(std::tuple{x}, which, "sum");
-    if (x.empty()) return detail::reduce<Acc>(operations::elementwise(operations::convert<Acc>{}),
+    if (x.empty()) return detail::reduce<Acc>(operations::with_index(operations::convert<Acc>{}),
                                               reduction::plus<Acc>{}, Acc(0), reduction::no_finalize{},
                                               result, 0, stream, impl::raw, "sum", x.data());
     return progression::sum<Acc>(which, x.data(), x.size(), result, stream);
   }
-  return operations::run("sum", operations::elementwise(operations::convert<Acc>{}),
+  return operations::run("sum", operations::with_index(operations::convert<Acc>{}),
                          reduction::plus<Acc>{}, Acc(0), reduction::no_finalize{}, result, stream,
                          which, x);
 }

@@ -21,6 +21,16 @@ inline bool gpu_available() noexcept {
   return ok;
 }
 
+// The number of multiprocessors of the current device: what a grid that fills the GPU once is
+// sized from.
+inline int multiprocessor_count() {
+  int device = 0, count = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  return count;
+}
+
 template <class T>
 class device_buffer {
  public:

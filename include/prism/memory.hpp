@@ -27,6 +27,12 @@ void require_memory(span<T> s, memory needed, const char* algorithm, const char*
   require_memory(s.data(), s.size_bytes(), needed, algorithm, argument);
 }
 
+// How messages name an algorithm's k-th input (from 0).
+inline const char* input_name(std::size_t k) {
+  static constexpr const char* names[] = {"the first input", "the second input", "the third input"};
+  return k < 3 ? names[k] : "an input";
+}
+
 inline void require_same_size(std::size_t expected, std::size_t actual, const char* algorithm,
                               const char* argument) {
   if (expected != actual) {

@@ -40,12 +40,14 @@
 // of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
 // floating-point results are run-to-run
 // identical for the same input on the same device, and differ between implementations.
+#include <prism/buffer.hpp>
 #include <prism/device_lambda.cuh>
 #include <prism/error.hpp>
 #include <prism/memory.hpp>
 #include <prism/registry.hpp>
 #include <prism/span.hpp>
 #include <prism/temporary_storage.hpp>
+#include <prism/vector_access.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/cmath>
@@ -373,11 +375,6 @@ R reduce_cub(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t
 
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
 
-template <class T, int V>
-struct alignas(sizeof(T) * V) aligned_vector {
-  T element[V];
-};
-
 inline constexpr unsigned reduce_block = 256;
 inline constexpr int accumulators = 4;
 
@@ -436,9 +433,12 @@ __device__ Acc block_reduce(Acc v, Op op, Acc identity) {
   return v;
 }
 
+// A vector read straight as the aligned struct. The reduction's element types copy trivially, and
+// in this form the four loads of a step stay ahead of their additions in the generated code
+// (through load_vector's plain word they interleave with them).
 template <int V, class T>
-__device__ aligned_vector<T, V> load_vector(const T* p, std::size_t i) {
-  return *reinterpret_cast<const aligned_vector<T, V>*>(p + i);
+__device__ vector_of<T, V> load_vector_ahead(const T* p) {
+  return *reinterpret_cast<const vector_of<T, V>*>(p);
 }
 
 // Each thread walks the vectors with a grid-sized stride, `accumulators` vectors per input at a
@@ -461,9 +461,9 @@ __global__ void __launch_bounds__(reduce_block)
 
   std::size_t t = first;
   for (; t + (U - 1) * stride < vectors; t += U * stride) {
-    cuda::std::tuple<aligned_vector<In, V>...> x[U];
+    cuda::std::tuple<vector_of<In, V>...> x[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) x[u] = cuda::std::make_tuple(load_vector<V>(in, head + (t + u * stride) * V)...);
+    for (int u = 0; u < U; ++u) x[u] = cuda::std::make_tuple(load_vector_ahead<V>(in + head + (t + u * stride) * V)...);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::size_t base = head + (t + u * stride) * V;
@@ -477,7 +477,7 @@ __global__ void __launch_bounds__(reduce_block)
   }
   for (; t < vectors; t += stride) {
     const std::size_t base = head + t * V;
-    const auto x = cuda::std::make_tuple(load_vector<V>(in, base)...);
+    const auto x = cuda::std::make_tuple(load_vector_ahead<V>(in + base)...);
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       acc[0] = op(acc[0], cuda::std::apply(
@@ -512,11 +512,6 @@ __global__ void __launch_bounds__(reduce_block)
   if (threadIdx.x == 0) *result = finalize(c);
 }
 
-template <class T>
-bool aligned_to(const T* p, std::size_t bytes) {
-  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
-}
-
 template <int V, class R, class Acc, class F, class Op, class G, class... In>
 R reduce_raw_with(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
                   std::size_t head, cudaStream_t stream, const In*... in) {
@@ -527,14 +522,11 @@ R reduce_raw_with(F f, Op op, Acc identity, G finalize, R* device_result, std::s
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return std::max(blocks, 1);
   }();
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-
   const std::size_t vectors = (n - head) / V;
   const std::size_t per_block = std::size_t{reduce_block} * accumulators;
   const auto blocks = static_cast<unsigned>(
-      std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1, std::size_t(sms) * blocks_per_sm));
+      std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1,
+                              std::size_t(multiprocessor_count()) * blocks_per_sm));
 
   const std::size_t partial_bytes = round_up(blocks * sizeof(Acc), 256);
   auto lease = acquire_temporary_storage(blocks > 1 ? partial_bytes + sizeof(unsigned) : 0, stream);
@@ -554,11 +546,10 @@ template <class R, class Acc, class F, class Op, class G, class... In>
 R reduce_raw(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
              cudaStream_t stream, const In*... in) {
   static_assert(sizeof(R) <= temporary_storage_lease::pinned_host_bytes);
-  constexpr int V = static_cast<int>(16 / std::max({sizeof(In)...}));
-  // The first index from which every input is 16-byte aligned. Inputs misaligned with respect to
-  // each other have none: then the same kernel runs on single elements.
-  std::size_t head = 0;
-  while (head < V && head < n && !(aligned_to(in + head, sizeof(aligned_vector<In, V>)) && ...)) ++head;
+  constexpr int V = vector_width<In...>;
+  // Inputs misaligned with respect to each other have no vector-aligned start: then the same
+  // kernel runs on single elements.
+  const std::size_t head = vector_aligned_head<V>(n, in...);
   if (head < V || sizeof...(In) == 1) {
     return reduce_raw_with<V>(f, op, identity, finalize, device_result, n, std::min(head, n), stream,
                               in...);
@@ -629,14 +620,12 @@ R reduce(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
 // The checks every reduction makes before touching anything.
 template <class... In>
 void require_inputs(const std::tuple<span<In>...>& inputs, impl which, const char* algorithm) {
-  static constexpr const char* names[] = {"the first input", "the second input", "the third input",
-                                          "an input"};
   std::apply(
       [&](const auto& first, const auto&... rest) {
         std::size_t k = 0;
-        require_memory(first, memory_of(which), algorithm, names[k++]);
-        ((require_same_size(first.size(), rest.size(), algorithm, names[std::min<std::size_t>(k, 3)]),
-          require_memory(rest, memory_of(which), algorithm, names[std::min<std::size_t>(k++, 3)])),
+        require_memory(first, memory_of(which), algorithm, input_name(k++));
+        ((require_same_size(first.size(), rest.size(), algorithm, input_name(k)),
+          require_memory(rest, memory_of(which), algorithm, input_name(k++))),
          ...);
       },
       inputs);

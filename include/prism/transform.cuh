@@ -24,6 +24,7 @@
 #include <prism/memory.hpp>
 #include <prism/registry.hpp>
 #include <prism/span.hpp>
+#include <prism/vector_access.cuh>
 
 #include <cub/device/device_transform.cuh>
 #include <cuda/functional>
@@ -39,7 +40,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -94,44 +94,8 @@ __global__ void transform_naive_kernel(F f, Out* out, std::size_t n, const In*..
 
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
 
-// V consecutive elements moved as one aligned access (16 bytes for the widest array). For
-// __half and __nv_bfloat16 that is 8 elements per access.
-template <class T, int V>
-struct alignas(sizeof(T) * V) vector_of {
-  T element[V];
-};
-
-// One vector moved as a single load or store of a plain word of its size. Copying vector_of<T, V>
-// directly would copy element by element for types with their own copy (__half and
-// __nv_bfloat16 are classes): eight 2-byte loads where one 16-byte load (LDG.E.128) will do.
-template <std::size_t Bytes>
-struct word_of;
-template <> struct word_of<1> { using type = std::uint8_t; };
-template <> struct word_of<2> { using type = std::uint16_t; };
-template <> struct word_of<4> { using type = std::uint32_t; };
-template <> struct word_of<8> { using type = std::uint64_t; };
-template <> struct word_of<16> { using type = uint4; };
-
-template <int V, class T>
-__device__ vector_of<T, V> load_vector(const T* p) {
-  using word = typename word_of<sizeof(vector_of<T, V>)>::type;
-  const word bits = *reinterpret_cast<const word*>(p);
-  vector_of<T, V> v;
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-template <int V, class T>
-__device__ void store_vector(T* p, const vector_of<T, V>& v) {
-  using word = typename word_of<sizeof(vector_of<T, V>)>::type;
-  word bits;
-  memcpy(&bits, &v, sizeof v);
-  *reinterpret_cast<word*>(p) = bits;
-}
-
-// Elements per thread: enough for a 16-byte access to the widest array.
-template <class Out, class... In>
-constexpr int vector_width = static_cast<int>(16 / std::max({sizeof(Out), sizeof(In)...}));
+// The 16-byte vectors (vector_of, load_vector, store_vector) are in <prism/vector_access.cuh>,
+// shared with the tuned reduction.
 
 // Each thread loads one vector from every input, applies f V times, stores one vector: one tile
 // of blockDim.x vectors per block and no grid-stride loop, which measured faster on H200 than a
@@ -169,11 +133,6 @@ inline unsigned blocks_for(std::size_t threads) {
   return static_cast<unsigned>((threads + block_size - 1) / block_size);
 }
 
-template <class T>
-bool aligned(const T* p, std::size_t bytes) {
-  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
-}
-
 template <class F, class Out, class... In>
 void transform_naive(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
   transform_naive_kernel<<<blocks_for(n), block_size, 0, stream>>>(f, out, n, in...);
@@ -183,14 +142,9 @@ void transform_naive(F f, Out* out, std::size_t n, cudaStream_t stream, const In
 template <class F, class Out, class... In>
 void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
   constexpr int V = vector_width<Out, In...>;
-  // The first index from which every array is vector-aligned. If the arrays are misaligned with
-  // respect to each other there is none, and the scalar kernel does the whole job.
-  std::size_t head = 0;
-  while (head < V && head < n &&
-         !(aligned(out + head, sizeof(vector_of<Out, V>)) && ... &&
-           aligned(in + head, sizeof(vector_of<In, V>)))) {
-    ++head;
-  }
+  // Arrays misaligned with respect to each other have no vector-aligned start: the scalar kernel
+  // does the whole job.
+  std::size_t head = vector_aligned_head<V>(n, static_cast<const Out*>(out), in...);
   if (head == V) return transform_naive(f, out, n, stream, in...);
   head = std::min(head, n);
   const std::size_t vectors = (n - head) / V;
@@ -229,15 +183,13 @@ inline constexpr std::size_t automatic_cub_bytes = std::size_t{256} << 20;
 template <class F, class Out, class... In>
 void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t stream = nullptr,
                impl which = impl::automatic, const char* algorithm = "transform") {
-  static constexpr const char* input_names[] = {"the first input", "the second input",
-                                                "the third input", "an input"};
   const memory needed = memory_of(which);
   std::apply(
       [&](const auto&... in) {
         [[maybe_unused]] std::size_t k = 0;  // which input, for the messages
-        ((require_same_size(out.size(), in.size(), algorithm, input_names[std::min<std::size_t>(k, 3)]),
-          require_no_partial_overlap(out, in, algorithm, input_names[std::min<std::size_t>(k, 3)]),
-          require_memory(in, needed, algorithm, input_names[std::min<std::size_t>(k++, 3)])),
+        ((require_same_size(out.size(), in.size(), algorithm, input_name(k)),
+          require_no_partial_overlap(out, in, algorithm, input_name(k)),
+          require_memory(in, needed, algorithm, input_name(k++))),
          ...);
       },
       inputs);
