@@ -642,6 +642,33 @@ TEST_P(Reduce, HugePast2To31) {
   EXPECT_EQ(prism::count_if<float>(dx.view(), prism::comparison::less_equal, 2.0f, nullptr, which), n);
 }
 
+// The raw kernel's last block sets the stream's arrival counter back to zero (no memset launch
+// clears it): consecutive reductions of different inputs on one stream are each right, and the
+// counter reads zero afterwards.
+TEST(GpuRawReduction, ArrivalCounterReturnsToZero) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  cudaStream_t stream;
+  prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  for (int repeat = 0; repeat < 4; ++repeat) {
+    const auto x = random_vector<float>((1 << 20) + 1 + repeat, fresh_seed());
+    prism::device_buffer<float> dx(x);
+    prism::device_buffer<float> result(std::vector<float>{std::nanf("")});
+    prism::sum<float>(dx.view(), result.view(), stream, impl::raw);
+    prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    EXPECT_TRUE(near(result.to_host()[0], reference_sum(terms_of(x, [](double v) { return v; }))));
+  }
+  unsigned counter = 1;
+  {
+    auto lease = prism::acquire_temporary_storage(0, stream);
+    prism::check(cudaMemcpyAsync(&counter, lease.zeroed_counter(), sizeof counter,
+                                 cudaMemcpyDeviceToHost, stream),
+                 "cudaMemcpyAsync");
+  }
+  prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  EXPECT_EQ(counter, 0u);
+  prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+}
+
 INSTANTIATE_TEST_SUITE_P(, Sum, ::testing::ValuesIn(prism::sum_implementations().begin(),
                                                     prism::sum_implementations().end()),
                          impl_name);

@@ -15,6 +15,7 @@ struct entry {
   void* device = nullptr;
   std::size_t bytes = 0;
   void* pinned_host = nullptr;
+  unsigned* counter = nullptr;
 };
 
 std::atomic<std::size_t> allocations{0};
@@ -41,6 +42,13 @@ temporary_storage_lease acquire_temporary_storage(std::size_t bytes, cudaStream_
     check(cudaMallocHost(&e.pinned_host, temporary_storage_lease::pinned_host_bytes),
           "cudaMallocHost");
   }
+  if (e.counter == nullptr) {
+    void* counter = nullptr;
+    check(cudaMallocAsync(&counter, sizeof(unsigned), stream), "cudaMallocAsync");
+    check(cudaMemsetAsync(counter, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
+    e.counter = static_cast<unsigned*>(counter);
+    allocations.fetch_add(1, std::memory_order_relaxed);
+  }
   if (bytes > e.bytes) {
     // Grow geometrically so that a sequence of slightly larger calls allocates O(log n) times.
     const std::size_t grown = std::max(bytes, e.bytes + e.bytes / 2);
@@ -51,7 +59,7 @@ temporary_storage_lease acquire_temporary_storage(std::size_t bytes, cudaStream_
     e.bytes = grown;
     allocations.fetch_add(1, std::memory_order_relaxed);
   }
-  return {std::move(lock), e.device, e.bytes, e.pinned_host};
+  return {std::move(lock), e.device, e.bytes, e.pinned_host, e.counter};
 }
 
 std::size_t temporary_storage_allocations() noexcept { return allocations.load(); }

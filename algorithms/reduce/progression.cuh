@@ -1,7 +1,7 @@
 #pragma once
 // The reduction progression: six hand-written sum kernels, each one change away from the one
 // before, from the textbook tree in shared memory to a kernel near the bandwidth ceiling (the
-// seventh step is impl::raw in <prism/reduce.cuh>: 16-byte loads, independent accumulators, one
+// seventh step is impl::raw in <prism/reduce.cuh>: 16-byte loads, four vectors in flight, one
 // launch). Each kernel reduces a block's share of the input to one partial sum; the driver
 // relaunches the same kernel on the partials until one value is left. Every step is
 // deterministic: the order of additions is fixed by n.

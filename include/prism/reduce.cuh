@@ -32,10 +32,10 @@
 //   cub     cub::DeviceReduce::Reduce (TransformReduce where f changes the elements): two
 //           launches, no atomics. Vector loads only for a single input without the index (CUB
 //           vectorizes raw pointers, not fancy iterators).
-//   raw     one launch: 16-byte vector loads, four independent accumulators per thread (four
-//           vectors in flight), a grid of as many 256-thread blocks as fit on the GPU at once,
-//           warp shuffles and a block reduce, and a last-block combine: the last block to finish
-//           reduces every block's partial in a fixed order.
+//   raw     one launch: 16-byte vector loads, four vectors in flight per thread, a grid of as
+//           many 256-thread blocks as fit on the GPU at once, warp shuffles and a block reduce,
+//           and a last-block combine: the last block to finish reduces every block's partial in
+//           a fixed order. Its arrival counter is the cache's self-clearing one: no memset launch.
 // Determinism. Every implementation combines in an order fixed by n (and, for raw, by the number
 // of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
 // floating-point results are run-to-run
@@ -202,7 +202,9 @@ struct combine_moments {
     if (a.count == 0) return b;
     const R count = a.count + b.count;
     const R delta = b.mean - a.mean;
-    const R share_b = b.count / count;
+    // b's share of the whole; exactly 1/2 for parts of equal size (the raw kernel's tree), where
+    // saying so spares the compiler a division it may not fold.
+    const R share_b = a.count == b.count ? R(0.5) : b.count / count;
     return {count, a.mean + delta * share_b, a.m2 + b.m2 + delta * delta * a.count * share_b};
   }
 };
@@ -376,7 +378,7 @@ R reduce_cub(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
 
 inline constexpr unsigned reduce_block = 256;
-inline constexpr int accumulators = 4;
+inline constexpr int vectors_in_flight = 4;
 
 // A value of any trivially copyable type moved between lanes one 32-bit word at a time.
 template <class T>
@@ -441,57 +443,62 @@ __device__ vector_of<T, V> load_vector_ahead(const T* p) {
   return *reinterpret_cast<const vector_of<T, V>*>(p);
 }
 
-// Each thread walks the vectors with a grid-sized stride, `accumulators` vectors per input at a
-// time, each into its own accumulator: four independent 16-byte loads in flight per thread and no
-// dependency between their additions. The scalar head (before the inputs reach 16-byte alignment)
-// and tail go to the first threads. Each block's partial goes to `partials`; the last block to
-// arrive (counted in `arrivals`, zeroed before the launch) reduces them in a fixed order and writes
-// finalize(result). A grid of one block writes its result directly.
+// Each thread walks the vectors with a grid-sized stride, `vectors_in_flight` vectors per input at a
+// time: four independent 16-byte loads in flight per thread. The step's elements are combined
+// pairwise, a balanced tree of parts of equal size, and the tree's root into the thread's
+// accumulator. For a sum that is as many additions as a chain; for the moments of variance it
+// is what keeps the step free of divisions: the tree's counts are constants the compiler folds
+// (a part of 2 and a part of 2 weigh 1/2 each), and the one division of Chan's combine is left
+// for the root, once per 16 floats instead of once per element. The scalar head (before the
+// inputs reach 16-byte alignment) and tail go to the first threads. Each block's partial goes to
+// `partials`; the last block to arrive (counted in `arrivals`, which is zero at the launch)
+// reduces them in a fixed order, writes finalize(result) and sets `arrivals` back to zero for the
+// next launch on the stream. A grid of one block writes its result directly.
 template <int V, class Acc, class F, class Op, class G, class R, class... In>
 __global__ void __launch_bounds__(reduce_block)
     reduce_vector_kernel(F f, Op op, Acc identity, G finalize, R* result, Acc* partials,
                          unsigned* arrivals, std::size_t n, std::size_t head, std::size_t vectors,
                          const In*... in) {
-  constexpr int U = accumulators;
+  constexpr int U = vectors_in_flight;
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  Acc acc[U];
-#pragma unroll
-  for (int u = 0; u < U; ++u) acc[u] = identity;
+  // f of the V elements of one vector of each input, at element `base`.
+  const auto transform = [&](std::size_t base, int k, const auto& x) {
+    return cuda::std::apply([&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); },
+                            x);
+  };
+  Acc acc = identity;
 
   std::size_t t = first;
   for (; t + (U - 1) * stride < vectors; t += U * stride) {
     cuda::std::tuple<vector_of<In, V>...> x[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) x[u] = cuda::std::make_tuple(load_vector_ahead<V>(in + head + (t + u * stride) * V)...);
+    Acc part[U * V];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const std::size_t base = head + (t + u * stride) * V;
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        acc[u] = op(acc[u], cuda::std::apply(
-                                [&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); },
-                                x[u]));
-      }
+      for (int k = 0; k < V; ++k) part[u * V + k] = transform(head + (t + u * stride) * V, k, x[u]);
     }
+    static_assert((U * V & (U * V - 1)) == 0, "the tree pairs parts of equal size");
+#pragma unroll
+    for (int level = 0; (1 << level) < U * V; ++level) {
+#pragma unroll
+      for (int j = 0; j < U * V; j += 2 << level) part[j] = op(part[j], part[j + (1 << level)]);
+    }
+    acc = op(acc, part[0]);
   }
   for (; t < vectors; t += stride) {
     const std::size_t base = head + t * V;
     const auto x = cuda::std::make_tuple(load_vector_ahead<V>(in + base)...);
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      acc[0] = op(acc[0], cuda::std::apply(
-                              [&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); }, x));
-    }
+    for (int k = 0; k < V; ++k) acc = op(acc, transform(base, k, x));
   }
-  if (first < head) acc[1] = op(acc[1], f(std::int64_t(first), in[first]...));
+  if (first < head) acc = op(acc, f(std::int64_t(first), in[first]...));
   const std::size_t tail = head + vectors * V;
-  if (first < n - tail) acc[2] = op(acc[2], f(std::int64_t(tail + first), in[tail + first]...));
+  if (first < n - tail) acc = op(acc, f(std::int64_t(tail + first), in[tail + first]...));
 
-  Acc a = acc[0];
-#pragma unroll
-  for (int u = 1; u < U; ++u) a = op(a, acc[u]);
-  a = block_reduce(a, op, identity);
+  Acc a = block_reduce(acc, op, identity);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *result = finalize(a);
     return;
@@ -509,7 +516,10 @@ __global__ void __launch_bounds__(reduce_block)
   Acc c = identity;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) c = op(c, load_from_l2(partials + i));
   c = block_reduce(c, op, identity);
-  if (threadIdx.x == 0) *result = finalize(c);
+  if (threadIdx.x == 0) {
+    *result = finalize(c);
+    *arrivals = 0;  // every other block has counted itself: none reads it again
+  }
 }
 
 template <int V, class R, class Acc, class F, class Op, class G, class... In>
@@ -523,19 +533,16 @@ R reduce_raw_with(F f, Op op, Acc identity, G finalize, R* device_result, std::s
     return std::max(blocks, 1);
   }();
   const std::size_t vectors = (n - head) / V;
-  const std::size_t per_block = std::size_t{reduce_block} * accumulators;
+  const std::size_t per_block = std::size_t{reduce_block} * vectors_in_flight;
   const auto blocks = static_cast<unsigned>(
       std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1,
                               std::size_t(multiprocessor_count()) * blocks_per_sm));
 
-  const std::size_t partial_bytes = round_up(blocks * sizeof(Acc), 256);
-  auto lease = acquire_temporary_storage(blocks > 1 ? partial_bytes + sizeof(unsigned) : 0, stream);
+  auto lease = acquire_temporary_storage(blocks > 1 ? blocks * sizeof(Acc) : 0, stream);
   auto* partials = static_cast<Acc*>(lease.device());
-  auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(lease.device()) + partial_bytes);
-  if (blocks > 1) check(cudaMemsetAsync(arrivals, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
   R* out = device_result != nullptr ? device_result : static_cast<R*>(lease.pinned_host());
-  kernel<<<blocks, reduce_block, 0, stream>>>(f, op, identity, finalize, out, partials, arrivals, n,
-                                              head, vectors, in...);
+  kernel<<<blocks, reduce_block, 0, stream>>>(f, op, identity, finalize, out, partials,
+                                              lease.zeroed_counter(), n, head, vectors, in...);
   check(cudaGetLastError(), "reduce_vector_kernel launch");
   if (device_result != nullptr) return R{};
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -593,8 +600,7 @@ R reduce(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
         const R r = static_cast<R>(finalize(
             thrust_reduce(thrust::cuda::par_nosync(allocator).on(stream), f, op, identity, n, in...)));
         if (device_result == nullptr) return r;
-        check(cudaMemcpyAsync(device_result, &r, sizeof(R), cudaMemcpyHostToDevice, stream),
-              "cudaMemcpyAsync");
+        write_on_device(device_result, r, stream);  // the value rides in the launch: no copy
         return R{};
       }
       case impl::raw:

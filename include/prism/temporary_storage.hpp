@@ -9,7 +9,8 @@
 //
 // A lease holds the stream's lock until it is destroyed: keep it alive until the work that uses
 // the memory has been enqueued, and two host threads sharing a stream cannot regrow the block
-// under each other. Each entry also has a small pinned host block for results bound to the host.
+// under each other. Each entry also has a small pinned host block for results bound to the host,
+// and a device counter for kernels whose blocks count their arrivals.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -23,16 +24,21 @@ class temporary_storage_lease {
   std::size_t device_bytes() const noexcept { return device_bytes_; }
   void* pinned_host() const noexcept { return pinned_host_; }
   static constexpr std::size_t pinned_host_bytes = 256;
+  // A device word that is zero when work enqueued under this lease starts on the stream. Work that
+  // uses it must leave it zero when it ends: then no launch is spent clearing it before each use.
+  unsigned* zeroed_counter() const noexcept { return counter_; }
 
  private:
   friend temporary_storage_lease acquire_temporary_storage(std::size_t, cudaStream_t);
   temporary_storage_lease(std::unique_lock<std::mutex> lock, void* device, std::size_t bytes,
-                          void* pinned)
-      : lock_(std::move(lock)), device_(device), device_bytes_(bytes), pinned_host_(pinned) {}
+                          void* pinned, unsigned* counter)
+      : lock_(std::move(lock)), device_(device), device_bytes_(bytes), pinned_host_(pinned),
+        counter_(counter) {}
   std::unique_lock<std::mutex> lock_;
   void* device_;
   std::size_t device_bytes_;
   void* pinned_host_;
+  unsigned* counter_;
 };
 
 // At least `bytes` of device memory for work on `stream` (on the current device).

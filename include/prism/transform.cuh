@@ -100,9 +100,11 @@ __global__ void transform_naive_kernel(F f, Out* out, std::size_t n, const In*..
 // Each thread loads one vector from every input, applies f V times, stores one vector: one tile
 // of blockDim.x vectors per block and no grid-stride loop, which measured faster on H200 than a
 // grid-stride loop over fewer blocks (the hardware's block scheduler hands out tiles for free).
-// The first `head` elements (before the arrays reach vector alignment) and the last few (after
-// the last whole vector) are done one by one by the first threads. A generator has no input to
-// load: it stores one vector of f(i), ..., f(i + V - 1).
+// The elements outside the whole vectors (the `head` before the arrays reach vector alignment,
+// the few after the last whole vector) go one each to the threads past the last vector. Either a
+// vector or one element, never both: ptxas then sizes the registers for the larger of the two
+// jobs, not for both in one thread (46 registers against 26 for double sigmoid, which cost
+// occupancy). A generator has no input to load: it stores one vector of f(i), ..., f(i + V - 1).
 template <int V, class F, class Out, class... In>
 __global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_t head,
                                         std::size_t vectors, const In*... in) {
@@ -121,10 +123,11 @@ __global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_
       }
       store_vector<V>(out + i, result);
     }(load_vector<V>(in + i)...);
+  } else {
+    const std::size_t edge = t - vectors;  // the head's elements first, then the tail's
+    const std::size_t i = edge < head ? edge : head + vectors * V + (edge - head);
+    if (i < n) out[i] = apply_at(f, i, in...);
   }
-  if (t < head) out[t] = apply_at(f, t, in...);
-  const std::size_t tail = head + vectors * V;
-  if (t < n - tail) out[tail + t] = apply_at(f, tail + t, in...);
 }
 
 inline constexpr unsigned block_size = 256;
@@ -148,7 +151,7 @@ void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, con
   if (head == V) return transform_naive(f, out, n, stream, in...);
   head = std::min(head, n);
   const std::size_t vectors = (n - head) / V;
-  const std::size_t threads = std::max<std::size_t>(vectors, V);  // at least enough for the edges
+  const std::size_t threads = vectors + (n - vectors * V);  // a vector or an edge element each
   transform_vector_kernel<V><<<blocks_for(threads), block_size, 0, stream>>>(f, out, n, head,
                                                                              vectors, in...);
   check(cudaGetLastError(), "transform_vector_kernel launch");
