@@ -4,8 +4,7 @@
 // half and double (cast rows convert float -> half, half -> float and double -> float and are
 // named by the source type), n = 2^10 ... 2^28 by 4x, and every implementation of the registry:
 // the GPU ones at every size; cpu up to 2^22, where its time is still a fraction of a second;
-// automatic on add only (it chooses the same way for every operation: raw below 256 MB moved,
-// cub above, so its other rows would repeat those).
+// automatic on add only (it is raw for every operation, so its other rows would repeat raw's).
 //
 // Besides the registry's implementations, two reference rows per size for float and double add:
 //   thrust_device_sync  thrust::transform(thrust::device, ...), as tutorials call it: the policy

@@ -11,6 +11,7 @@
 // include/prism/elementwise.hpp. The entry points at the bottom (one per shape of operation)
 // pick the functor at run time; each .cu file beside this one compiles them for one or two
 // element types, so that the build spreads over several translation units.
+#include <prism/arithmetic.cuh>
 #include <prism/elementwise.hpp>
 #include <prism/transform.cuh>
 
@@ -54,24 +55,16 @@ __host__ __device__ T narrow(compute_t<T> x) {
   }
 }
 
-// Signed overflow is undefined in C++, so integers compute as unsigned and convert back: the
-// two's-complement wrap-around that every implementation then agrees on.
-template <class T>
-using wrapping_t = std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>,
-                                      std::type_identity<T>>::type;
-
-template <class T>
-__host__ __device__ bool is_nan(T x) {
-  return x != x;  // only NaN is unequal to itself; false for every integer
-}
+// Integers wrap around and NaN is recognised as in every family (<prism/arithmetic.cuh>).
+using arithmetic::is_nan;
+using arithmetic::wrapping_t;
 
 // ---- binary ---------------------------------------------------------------------------------
 
 template <class T>
 struct plus {
   __host__ __device__ T operator()(T a, T b) const {
-    using W = wrapping_t<compute_t<T>>;
-    return narrow<T>(static_cast<compute_t<T>>(static_cast<W>(widen(a)) + static_cast<W>(widen(b))));
+    return narrow<T>(arithmetic::plus<compute_t<T>>{}(widen(a), widen(b)));
   }
 };
 
@@ -86,8 +79,7 @@ struct minus {
 template <class T>
 struct multiplies {
   __host__ __device__ T operator()(T a, T b) const {
-    using W = wrapping_t<compute_t<T>>;
-    return narrow<T>(static_cast<compute_t<T>>(static_cast<W>(widen(a)) * static_cast<W>(widen(b))));
+    return narrow<T>(arithmetic::multiplies<compute_t<T>>{}(widen(a), widen(b)));
   }
 };
 

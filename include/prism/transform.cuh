@@ -24,6 +24,7 @@
 #include <prism/memory.hpp>
 #include <prism/registry.hpp>
 #include <prism/span.hpp>
+#include <prism/thrust_error.cuh>
 #include <prism/vector_access.cuh>
 
 #include <cub/device/device_transform.cuh>
@@ -33,7 +34,6 @@
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
-#include <thrust/system_error.h>
 #include <thrust/transform.h>
 #include <thrust/zip_function.h>
 
@@ -175,9 +175,6 @@ void transform_cub(F f, Out* out, std::size_t n, cudaStream_t stream, const In*.
   }
 }
 
-// From this many bytes moved per call, impl::automatic takes cub instead of raw.
-inline constexpr std::size_t automatic_cub_bytes = std::size_t{256} << 20;
-
 }  // namespace detail
 
 // out[i] = f(in[i]...) for every i, on `stream`, with the implementation `which`.
@@ -220,18 +217,12 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
             case impl::raw_naive:
               detail::transform_naive(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
               break;
-            case impl::automatic:
-              // Measured on H200 (docs/benchmarks/elementwise.md): raw has the lower latency and
-              // is 0-5% faster up to a few hundred MB moved; cub's bulk copies win beyond.
-              if (n * (sizeof(Out) + (sizeof(In) + ... + 0)) < detail::automatic_cub_bytes) {
-                detail::transform_vectorized(f, out.data(), n, stream,
-                                             static_cast<const In*>(in.data())...);
-              } else {
-                detail::transform_cub(f, out.data(), n, stream,
-                                      static_cast<const In*>(in.data())...);
-              }
-              break;
             case impl::raw:
+            // Measured on H200 (docs/benchmarks/elementwise.md), every operation and type, 2^10 to
+            // 2^28 elements: raw is 9% faster than cub at the median (up to 2x for half), and from
+            // 2^20 up cub was never ahead by 2% (below, calls take a few microseconds and single
+            // rows scatter by up to 10% either way).
+            case impl::automatic:
               detail::transform_vectorized(f, out.data(), n, stream,
                                            static_cast<const In*>(in.data())...);
               break;
@@ -243,10 +234,7 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
                                           ": no implementation named " + std::string(name(which)));
           }
         } catch (const thrust::system_error& e) {
-          // Thrust reports CUDA failures in its own exception type: give the caller ours.
-          if (e.code().category() != thrust::cuda_category()) throw;
-          throw cuda_error(static_cast<cudaError_t>(e.code().value()), "thrust::transform",
-                           std::source_location::current());
+          detail::rethrow_as_cuda_error(e, "thrust::transform");
         }
       },
       inputs);
