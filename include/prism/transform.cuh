@@ -219,8 +219,8 @@ void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t 
               break;
             case impl::raw:
             // Measured on H200 (docs/benchmarks/elementwise.md), every operation and type, 2^10 to
-            // 2^28 elements: raw is 9% faster than cub at the median (up to 2x for half), and from
-            // 2^20 up cub was never ahead by 2% (below, calls take a few microseconds and single
+            // 2^28 elements: raw is 10% faster than cub at the median (up to 2x for half), and
+            // from 2^22 up cub was never ahead by 2% (below, calls take 10 us or less and single
             // rows scatter by up to 10% either way).
             case impl::automatic:
               detail::transform_vectorized(f, out.data(), n, stream,
