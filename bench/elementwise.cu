@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The element-wise family, every implementation side by side with the copy ceiling.
 //
 // Rows: <operation>/<type>/<implementation>/<n> for every operation of the family, for float,
@@ -59,7 +60,7 @@ span<T> device_array(int slot, std::int64_t n) {
     if constexpr (std::is_same_v<T, std::uint8_t>) {
       check(cudaMemset(it->second.data(), 1, largest), "cudaMemset");  // a mask: all true
     } else {
-      fill<T>(it->second.view(), static_cast<scalar<T>>(0.75 + 0.0625 * slot));
+      fill(it->second, static_cast<scalar<T>>(0.75 + 0.0625 * slot));
     }
   }
   return it->second.view().subspan(0, static_cast<std::size_t>(n));
@@ -77,7 +78,7 @@ std::span<T> host_array(int slot, std::int64_t n) {
 // Where the arrays of one call live: on the device, or on the host for impl::cpu.
 template <class T>
 span<T> array_for(impl which, int slot, std::int64_t n) {
-  if (memory_of(which) == memory::host) {
+  if (which == impl::cpu) {
     const auto h = host_array<T>(slot, n);
     return {h.data(), h.size()};
   }
@@ -99,42 +100,42 @@ std::vector<operation<T>> operations() {
   const auto in = [](impl w, int k, std::int64_t n) { return span<const T>(array_for<T>(w, k, n)); };
   const auto out = [](impl w, std::int64_t n) { return array_for<T>(w, 3, n); };
   std::vector<operation<T>> all = {
-      {"add", 3 * s, [=](impl w, std::int64_t n) { add<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
-      {"sub", 3 * s, [=](impl w, std::int64_t n) { sub<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
-      {"mul", 3 * s, [=](impl w, std::int64_t n) { mul<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
-      {"div", 3 * s, [=](impl w, std::int64_t n) { div<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
-      {"min", 3 * s, [=](impl w, std::int64_t n) { min<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
-      {"max", 3 * s, [=](impl w, std::int64_t n) { max<T>(in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w); }},
+      {"add", 3 * s, [=](impl w, std::int64_t n) { add(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
+      {"sub", 3 * s, [=](impl w, std::int64_t n) { sub(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
+      {"mul", 3 * s, [=](impl w, std::int64_t n) { mul(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
+      {"div", 3 * s, [=](impl w, std::int64_t n) { div(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
+      {"min", 3 * s, [=](impl w, std::int64_t n) { min(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
+      {"max", 3 * s, [=](impl w, std::int64_t n) { max(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
       // axpy updates y in place: read x and y, write y.
-      {"axpy", 3 * s, [=](impl w, std::int64_t n) { axpy<T>(2, in(w, 0, n), out(w, n), nullptr, w); }},
-      {"axpby", 3 * s, [=](impl w, std::int64_t n) { axpby<T>(2, in(w, 0, n), -1, in(w, 1, n), out(w, n), nullptr, w); }},
-      {"fma", 4 * s, [=](impl w, std::int64_t n) { fma<T>(in(w, 0, n), in(w, 1, n), in(w, 2, n), out(w, n), nullptr, w); }},
+      {"axpy", 3 * s, [=](impl w, std::int64_t n) { axpy(par.with(w), 2, in(w, 0, n), out(w, n)); }},
+      {"axpby", 3 * s, [=](impl w, std::int64_t n) { axpby(par.with(w), 2, in(w, 0, n), -1, in(w, 1, n), out(w, n)); }},
+      {"fma", 4 * s, [=](impl w, std::int64_t n) { fma(par.with(w), in(w, 0, n), in(w, 1, n), in(w, 2, n), out(w, n)); }},
       {"where", 3 * s + 1, [=](impl w, std::int64_t n) {
          const span<const std::uint8_t> mask = array_for<std::uint8_t>(w, 0, n);
-         where<T>(mask, in(w, 0, n), in(w, 1, n), out(w, n), nullptr, w);
+         where(par.with(w), mask, in(w, 0, n), in(w, 1, n), out(w, n));
        }},
-      {"negate", 2 * s, [=](impl w, std::int64_t n) { negate<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"abs", 2 * s, [=](impl w, std::int64_t n) { abs<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"square", 2 * s, [=](impl w, std::int64_t n) { square<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"sqrt", 2 * s, [=](impl w, std::int64_t n) { sqrt<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"rsqrt", 2 * s, [=](impl w, std::int64_t n) { rsqrt<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"exp", 2 * s, [=](impl w, std::int64_t n) { exp<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"log", 2 * s, [=](impl w, std::int64_t n) { log<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"sin", 2 * s, [=](impl w, std::int64_t n) { sin<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"cos", 2 * s, [=](impl w, std::int64_t n) { cos<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"tanh", 2 * s, [=](impl w, std::int64_t n) { tanh<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"sigmoid", 2 * s, [=](impl w, std::int64_t n) { sigmoid<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"relu", 2 * s, [=](impl w, std::int64_t n) { relu<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"scale", 2 * s, [=](impl w, std::int64_t n) { scale<T>(3, in(w, 0, n), out(w, n), nullptr, w); }},
-      {"clamp", 2 * s, [=](impl w, std::int64_t n) { clamp<T>(in(w, 0, n), out(w, n), 0.8f, 0.9f, nullptr, w); }},
-      {"copy", 2 * s, [=](impl w, std::int64_t n) { copy<T>(in(w, 0, n), out(w, n), nullptr, w); }},
-      {"fill", s, [=](impl w, std::int64_t n) { fill<T>(out(w, n), 1, nullptr, w); }},
-      {"sequence", s, [=](impl w, std::int64_t n) { sequence<T>(out(w, n), 0, 1, nullptr, w); }},
+      {"negate", 2 * s, [=](impl w, std::int64_t n) { negate(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"abs", 2 * s, [=](impl w, std::int64_t n) { abs(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"square", 2 * s, [=](impl w, std::int64_t n) { square(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"sqrt", 2 * s, [=](impl w, std::int64_t n) { sqrt(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"rsqrt", 2 * s, [=](impl w, std::int64_t n) { rsqrt(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"exp", 2 * s, [=](impl w, std::int64_t n) { exp(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"log", 2 * s, [=](impl w, std::int64_t n) { log(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"sin", 2 * s, [=](impl w, std::int64_t n) { sin(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"cos", 2 * s, [=](impl w, std::int64_t n) { cos(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"tanh", 2 * s, [=](impl w, std::int64_t n) { tanh(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"sigmoid", 2 * s, [=](impl w, std::int64_t n) { sigmoid(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"relu", 2 * s, [=](impl w, std::int64_t n) { relu(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"scale", 2 * s, [=](impl w, std::int64_t n) { scale(par.with(w), 3, in(w, 0, n), out(w, n)); }},
+      {"clamp", 2 * s, [=](impl w, std::int64_t n) { clamp(par.with(w), in(w, 0, n), out(w, n), 0.8f, 0.9f); }},
+      {"copy", 2 * s, [=](impl w, std::int64_t n) { copy(par.with(w), in(w, 0, n), out(w, n)); }},
+      {"fill", s, [=](impl w, std::int64_t n) { fill(par.with(w), out(w, n), 1); }},
+      {"sequence", s, [=](impl w, std::int64_t n) { sequence(par.with(w), out(w, n), 0, 1); }},
   };
   // Conversion: float -> half, and half or double -> float.
   using To = std::conditional_t<std::is_same_v<T, float>, __half, float>;
   all.push_back({"cast", s + sizeof(To), [=](impl w, std::int64_t n) {
-                   cast<To>(in(w, 0, n), array_for<To>(w, 4, n), nullptr, w);
+                   cast(par.with(w), in(w, 0, n), array_for<To>(w, 4, n));
                  }});
   return all;
 }
@@ -144,8 +145,8 @@ void register_operations(bool gpu) {
   const std::string type = type_name<T>();
   for (const operation<T>& op : operations<T>()) {
     for (std::int64_t n : sizes()) {
-      for (impl which : elementwise_implementations()) {
-        const bool on_gpu = memory_of(which) == memory::device;
+      for (impl which : {impl::cpu, impl::thrust, impl::raw_naive, impl::raw, impl::cub, impl::automatic}) {
+        const bool on_gpu = which != impl::cpu;
         if (on_gpu && !gpu) continue;
         if (!on_gpu && n > largest_cpu_size) continue;
         if (which == impl::automatic && std::string(op.name) != "add") continue;
@@ -194,7 +195,7 @@ void register_add_references() {
                     constexpr int V = 16 / sizeof(T);
                     const std::size_t vectors = n / V;
                     const unsigned blocks = static_cast<unsigned>(
-                        std::min<std::size_t>(8 * multiprocessor_count(), (vectors + 255) / 256));
+                        std::min<std::size_t>(8 * detail::multiprocessor_count(), (vectors + 255) / 256));
                     time_on_gpu(state, nullptr, bytes, [&] {
                       add_grid_stride_kernel<V><<<blocks, 256>>>(thrust::plus<T>{}, out, vectors,
                                                                   a, b);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What every prism benchmark shares: GPU time from CUDA events, the device-to-device copy
 // ceiling measured in the same run, and the counters every row reports.

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduction family: every implementation side by side with the copy ceiling and the peers.
 //
 // Rows (algorithm/type/implementation/n, n = 2^10 ... 2^28 by 4x, float and double):
-//   sum/...            every implementation of sum, the whole progression included
+//   sum/...            every implementation of sum, and every stage of its lesson (lesson_<stage>)
 //   min, argmax, dot, norm1, norm2, variance/...   every implementation of the reduction family
 //   dot, norm1, norm2/<type>/cublas/...    cublas<t>dot, <t>asum, <t>nrm2 (result to device memory)
 //   copy/<type>/cudaMemcpy/...             the device-to-device copy ceiling of this run
@@ -44,15 +45,15 @@ template <class T>
 void reduce_once(reduction r, span<const T> x, span<const T> y, void* result, impl which) {
   const span<T> value(static_cast<T*>(result), 1);
   switch (r) {
-    case reduction::sum: sum<T>(x, value, nullptr, which); break;
-    case reduction::min: min<T>(x, value, nullptr, which); break;
+    case reduction::sum: sum(par.with(which), x, value); break;
+    case reduction::min: min(par.with(which), x, value); break;
     case reduction::argmax:
-      argmax<T>(x, span<std::size_t>(static_cast<std::size_t*>(result), 1), nullptr, which);
+      argmax(par.with(which), x, span<std::size_t>(static_cast<std::size_t*>(result), 1));
       break;
-    case reduction::dot: dot<T>(x, y, value, nullptr, which); break;
-    case reduction::norm1: norm1<T>(x, value, nullptr, which); break;
-    case reduction::norm2: norm2<T>(x, value, nullptr, which); break;
-    case reduction::variance: variance<T>(x, value, nullptr, which); break;
+    case reduction::dot: dot(par.with(which), x, y, value); break;
+    case reduction::norm1: norm1(par.with(which), x, value); break;
+    case reduction::norm2: norm2(par.with(which), x, value); break;
+    case reduction::variance: variance(par.with(which), x, value); break;
   }
 }
 
@@ -79,7 +80,7 @@ void register_reduction(reduction r, std::span<const impl> implementations, bool
     const double bytes = (r == reduction::dot ? 2.0 : 1.0) * n * sizeof(T);
     for (impl which : implementations) {
       if (which == impl::automatic) continue;
-      const bool on_gpu = memory_of(which) == memory::device;
+      const bool on_gpu = which != impl::cpu;
       if (on_gpu && !gpu) continue;
       short_rows(benchmark::RegisterBenchmark(
           row_name(name_of(r), type, std::string(name(which)), n).c_str(),
@@ -155,9 +156,8 @@ template <class T>
 void register_latency(bool gpu) {
   const std::string type = type_name<T>();
   constexpr std::int64_t n = 1024;
-  for (impl which : sum_implementations()) {
-    if (which == impl::automatic) continue;
-    const bool on_gpu = memory_of(which) == memory::device;
+  for (impl which : reduce_implementations) {
+    const bool on_gpu = which != impl::cpu;
     if (on_gpu && !gpu) continue;
     short_rows(benchmark::RegisterBenchmark(
         row_name("sum_to_host", type, std::string(name(which)), n).c_str(),
@@ -165,11 +165,11 @@ void register_latency(bool gpu) {
           if (on_gpu) {
             inputs<T> in(n, reduction::sum);
             time_on_host(state, n * sizeof(T), [&] {
-              benchmark::DoNotOptimize(sum<T>(in.x.view(), nullptr, which));
+              benchmark::DoNotOptimize(sum(par.with(which), in.x.view()));
             });
           } else {
             std::vector<T> x(n, T(1));
-            time_on_host(state, n * sizeof(T), [&] { benchmark::DoNotOptimize(sum<T>(x, nullptr, which)); });
+            time_on_host(state, n * sizeof(T), [&] { benchmark::DoNotOptimize(sum(par.with(which), x)); });
           }
         }));
   }
@@ -183,12 +183,30 @@ void register_latency(bool gpu) {
       }));
 }
 
+// The stages of the sum's lesson, timed like the implementations.
+template <class T>
+void register_sum_lesson() {
+  const std::string type = type_name<T>();
+  for (std::int64_t n : sizes()) {
+    for (reduce_stage stage : reduce_lesson) {
+      short_rows(benchmark::RegisterBenchmark(
+          row_name("sum", type, "lesson_" + std::string(name(stage)), n).c_str(),
+          [=](benchmark::State& state) {
+            inputs<T> in(n, reduction::sum);
+            const span<T> value(reinterpret_cast<T*>(in.result.data()), 1);
+            time_on_gpu(state, nullptr, n * sizeof(T), [&] { sum(stage, par, in.x.view(), value); });
+            relate_to_ceiling(state);
+          }));
+    }
+  }
+}
+
 template <class T>
 void register_type(bool gpu) {
-  register_reduction<T>(reduction::sum, sum_implementations(), gpu);
-  for (reduction r : {reduction::min, reduction::argmax, reduction::dot, reduction::norm1,
+  if (gpu) register_sum_lesson<T>();
+  for (reduction r : {reduction::sum, reduction::min, reduction::argmax, reduction::dot, reduction::norm1,
                       reduction::norm2, reduction::variance}) {
-    register_reduction<T>(r, reduce_implementations(), gpu);
+    register_reduction<T>(r, reduce_implementations, gpu);
   }
   if (gpu) {
     for (reduction r : {reduction::dot, reduction::norm1, reduction::norm2}) register_cublas<T>(r);

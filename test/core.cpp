@@ -1,13 +1,17 @@
-// The core every algorithm uses: spans, errors, the device buffer, the temporary-storage cache.
+// SPDX-License-Identifier: Apache-2.0
+// The core every algorithm uses: spans, errors, the device buffer, the dispatch checks, scratch.
 #include <prism/buffer.hpp>
+#include <prism/dispatch.hpp>
 #include <prism/error.hpp>
-#include <prism/memory.hpp>
+#include <prism/scratch.hpp>
 #include <prism/span.hpp>
-#include <prism/temporary_storage.hpp>
+#include <prism/version.hpp>
 
 #include "testing.hpp"
 
 #include <array>
+#include <span>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -35,16 +39,53 @@ TEST(Span, SizesAre64Bit) {
   EXPECT_EQ(s.size_bytes(), std::size_t{1} << 33);
 }
 
-TEST(CudaError, CarriesCallFileLineAndMessage) {
+TEST(Span, EveryKindOfArray) {
+  std::array<int, 3> a{1, 2, 3};
+  int c[2] = {4, 5};
+  std::vector<double> v(7);
+  static_assert(std::is_same_v<decltype(prism::span{a}), prism::span<int>>);
+  static_assert(std::is_same_v<decltype(prism::span{c}), prism::span<int>>);
+  static_assert(std::is_same_v<prism::value_t<const std::vector<double>&>, double>);
+  EXPECT_EQ(prism::span{c}.size(), 2u);
+  const prism::span<const double> from_rvalue = std::span<double>(v).subspan(2);  // a temporary view
+  EXPECT_EQ(from_rvalue.data(), v.data() + 2);
+  EXPECT_EQ(from_rvalue.size(), 5u);
+  static_assert(prism::array_like<std::vector<float>> && !prism::array_like<float>);
+}
+
+TEST(Version, MatchesTheMacros) {
+  EXPECT_EQ(std::string(prism::version),
+            std::to_string(PRISM_VERSION_MAJOR) + "." + std::to_string(PRISM_VERSION_MINOR) + "." +
+                std::to_string(PRISM_VERSION_PATCH));
+}
+
+TEST(CudaError, CarriesCallOperationFileLineAndMessage) {
   try {
-    prism::check(cudaErrorInvalidValue, "cudaSomething");
+    prism::check(cudaErrorInvalidValue, "cudaSomething", "add");
     FAIL();
   } catch (const prism::cuda_error& e) {
     EXPECT_EQ(e.code(), cudaErrorInvalidValue);
     EXPECT_EQ(e.call(), "cudaSomething");
+    EXPECT_EQ(e.operation(), "add");
     EXPECT_NE(std::string(e.file()).find("core.cpp"), std::string::npos);
     EXPECT_GT(e.line(), 0u);
+    EXPECT_NE(std::string(e.what()).find("prism::add"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cudaErrorInvalidValue"), std::string::npos) << e.what();
+  }
+}
+
+// Without a GPU: "no CUDA device" (or driver), said of device_buffer at the caller's line.
+TEST(CudaError, NoDeviceIsSaidPlainly) {
+  if (prism::gpu_available()) GTEST_SKIP() << "a GPU is present";
+  try {
+    prism::device_buffer<float> b(4);
+    FAIL();
+  } catch (const prism::cuda_error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(what.find("no CUDA device") != std::string::npos ||
+                what.find("no CUDA driver") != std::string::npos) << what;
+    EXPECT_NE(what.find("device_buffer"), std::string::npos) << what;
+    EXPECT_NE(what.find("core.cpp"), std::string::npos) << what;  // the caller's file, not a header
   }
 }
 
@@ -54,21 +95,55 @@ TEST(DeviceBuffer, AllocationFailureThrowsCudaError) {
   EXPECT_THROW(prism::device_buffer<char>(std::size_t{1} << 60), prism::cuda_error);
 }
 
-TEST(Memory, PlainHostMemoryIsHost) {
+TEST(Dispatch, PlainHostMemoryIsHost) {
   std::vector<float> v(4);
-  EXPECT_EQ(prism::residence_of(v.data()), prism::residence::host);
-  EXPECT_NO_THROW(prism::require_memory(prism::span{v}, prism::memory::host, "test", "v"));
-  EXPECT_THROW(prism::require_memory(prism::span{v}, prism::memory::device, "test", "v"),
-               std::invalid_argument);
+  EXPECT_EQ(prism::placement_of(v.data()).where, prism::residence::host);
 }
 
-TEST(GpuMemory, DeviceMemoryIsDevice) {
+// The checks of every call, on host memory: overlap by byte ranges, null with a size.
+TEST(Dispatch, OverlapIsJudgedByByteRanges) {
+  constexpr prism::impl cpu_only[] = {prism::impl::cpu};
+  const prism::family f{cpu_only, {}};
+  alignas(8) std::byte buffer[64] = {};
+  const auto floats = prism::span<float>(reinterpret_cast<float*>(buffer), 4);
+  const auto doubles = prism::span<double>(reinterpret_cast<double*>(buffer), 4);
+  using prism::array_ref;
+  // Same address, same bytes: in place.
+  EXPECT_EQ(prism::prepare("t", f, prism::par, {array_ref::input(floats, "in"), array_ref::output_of(floats, "out")}, 0),
+            prism::impl::cpu);
+  // Same address, other length: refused.
+  EXPECT_THROW(prism::prepare("t", f, prism::par, {array_ref::input(floats, "in"), array_ref::output_of(doubles, "out")}, 0),
+               std::invalid_argument);
+  // Two outputs over the same bytes: refused.
+  EXPECT_THROW(prism::prepare("t", f, prism::par, {array_ref::output_of(floats, "a"), array_ref::output_of(floats, "b")}, 0),
+               std::invalid_argument);
+  // Disjoint: fine.
+  EXPECT_NO_THROW(prism::prepare("t", f, prism::par, {array_ref::input(floats.subspan(0, 2), "in"),
+                                                      array_ref::output_of(floats.subspan(2, 2), "out")}, 0));
+  EXPECT_THROW(prism::prepare("t", f, prism::par, {array_ref::input(prism::span<float>(nullptr, 3), "in")}, 0),
+               std::invalid_argument);
+  EXPECT_THROW(prism::prepare("t", f, prism::par.with(prism::impl::cub), {}, 0), std::invalid_argument);
+}
+
+TEST(GpuDispatch, DeviceMemoryIsDeviceAndAutomaticPicksTheTable) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   prism::device_buffer<float> d(4);
-  EXPECT_EQ(prism::residence_of(d.data()), prism::residence::device);
-  EXPECT_THROW(prism::require_memory(d.view(), prism::memory::host, "test", "d"),
+  const auto p = prism::placement_of(d.data());
+  EXPECT_EQ(p.where, prism::residence::device);
+  int current = -1;
+  prism::check(cudaGetDevice(&current), "cudaGetDevice");
+  EXPECT_EQ(p.device, current);
+  constexpr prism::impl offered[] = {prism::impl::cpu, prism::impl::raw, prism::impl::cub};
+  constexpr prism::automatic_row table[] = {{0, prism::impl::raw}, {1000, prism::impl::cub}};
+  const prism::family f{offered, table};
+  using prism::array_ref;
+  EXPECT_EQ(prism::prepare("t", f, prism::par, {array_ref::input(d.view(), "in")}, 999), prism::impl::raw);
+  EXPECT_EQ(prism::prepare("t", f, prism::par, {array_ref::input(d.view(), "in")}, 1000), prism::impl::cub);
+  std::vector<float> h(4);
+  EXPECT_THROW(prism::prepare("t", f, prism::par, {array_ref::input(d.view(), "a"), array_ref::input(prism::span{h}, "b")}, 0),
                std::invalid_argument);
-  EXPECT_NO_THROW(prism::require_memory(d.view(), prism::memory::device, "test", "d"));
+  EXPECT_THROW(prism::prepare("t", f, prism::par.with(prism::impl::cpu), {array_ref::input(d.view(), "a")}, 0),
+               std::invalid_argument);
 }
 
 TEST(GpuDeviceBuffer, RoundTrip) {
@@ -82,37 +157,78 @@ TEST(GpuDeviceBuffer, RoundTrip) {
 }
 
 // The steady state allocates nothing: the second and later requests of a size reuse the block.
-TEST(GpuTemporaryStorage, SteadyStateDoesNotAllocate) {
+TEST(GpuScratch, SteadyStateDoesNotAllocate) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   cudaStream_t stream;
   prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  const auto policy = prism::par.on(stream);
   void* first = nullptr;
-  { first = prism::acquire_temporary_storage(1 << 20, stream).device(); }
-  const std::size_t allocations = prism::temporary_storage_allocations();
+  { first = prism::acquire_scratch(1 << 20, policy, "test").device(); }
+  const std::size_t allocations = prism::scratch_allocations();
   for (int i = 0; i < 100; ++i) {
-    auto lease = prism::acquire_temporary_storage(1000 + i * 1000, stream);
+    auto lease = prism::acquire_scratch(1000 + i * 1000, policy, "test");
     EXPECT_EQ(lease.device(), first);
-    EXPECT_GE(lease.device_bytes(), std::size_t{1} << 20);
-    EXPECT_NE(lease.pinned_host(), nullptr);
+    EXPECT_GE(lease.bytes(), std::size_t{1} << 20);
   }
-  EXPECT_EQ(prism::temporary_storage_allocations(), allocations);
-  // A larger request grows the block once.
-  { auto grown = prism::acquire_temporary_storage(std::size_t{8} << 20, stream); }
-  EXPECT_EQ(prism::temporary_storage_allocations(), allocations + 1);
+  EXPECT_EQ(prism::scratch_allocations(), allocations);
+  { auto grown = prism::acquire_scratch(std::size_t{8} << 20, policy, "test"); }
+  EXPECT_EQ(prism::scratch_allocations(), allocations + 1);
   prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
-TEST(GpuTemporaryStorage, EachStreamHasItsOwn) {
+// Keyed by the stream itself: each stream, and each host thread's per-thread default stream,
+// has its own block.
+TEST(GpuScratch, EachStreamAndEachThreadsDefaultStreamHasItsOwn) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   cudaStream_t s1, s2;
   prism::check(cudaStreamCreate(&s1), "cudaStreamCreate");
   prism::check(cudaStreamCreate(&s2), "cudaStreamCreate");
-  void* a = prism::acquire_temporary_storage(4096, s1).device();
-  void* b = prism::acquire_temporary_storage(4096, s2).device();
+  void* a = prism::acquire_scratch(4096, prism::par.on(s1), "test").device();
+  void* b = prism::acquire_scratch(4096, prism::par.on(s2), "test").device();
   EXPECT_NE(a, b);
+  void* mine = prism::acquire_scratch(4096, prism::par.on(cudaStreamPerThread), "test").device();
+  void* theirs = nullptr;
+  std::thread([&] { theirs = prism::acquire_scratch(4096, prism::par.on(cudaStreamPerThread), "test").device(); }).join();
+  EXPECT_NE(mine, theirs);
   prism::check(cudaStreamDestroy(s1), "cudaStreamDestroy");
   prism::check(cudaStreamDestroy(s2), "cudaStreamDestroy");
+}
+
+// The footprint is bounded: hundreds of streams used once each leave at most the bound cached.
+TEST(GpuScratch, FootprintDoesNotGrowWithStreamsEverUsed) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for (int i = 0; i < 300; ++i) {
+    cudaStream_t s;
+    prism::check(cudaStreamCreate(&s), "cudaStreamCreate");
+    { auto lease = prism::acquire_scratch(1 << 16, prism::par.on(s), "test"); }
+    prism::check(cudaStreamDestroy(s), "cudaStreamDestroy");
+  }
+  EXPECT_LE(prism::scratch_streams(), prism::cached_streams_per_device + 1);
+  prism::release_scratch();
+  EXPECT_EQ(prism::scratch_streams(), 0u);
+}
+
+// A caller's memory resource serves the scratch instead of the cache.
+TEST(GpuScratch, MemoryResourceIsUsed) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  struct counting : prism::memory_resource {
+    int allocations = 0, deallocations = 0;
+    void* allocate(std::size_t bytes, cudaStream_t s) override {
+      ++allocations;
+      void* p = nullptr;
+      prism::check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync");
+      return p;
+    }
+    void deallocate(void* p, std::size_t, cudaStream_t s) noexcept override {
+      ++deallocations;
+      (void)cudaFreeAsync(p, s);
+    }
+  } resource;
+  { auto lease = prism::acquire_scratch(4096, prism::par.with(resource), "test"); }
+  EXPECT_EQ(resource.allocations, 1);
+  EXPECT_EQ(resource.deallocations, 1);
+  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
-// The element-wise family against its float64 host reference, in every registered implementation.
+// SPDX-License-Identifier: Apache-2.0
+// The element-wise family against its float64 host reference, in every registered implementation,
+// and the conformance kit.
 // Plain C++: the same calls a consumer of the compiled library makes.
 #include <prism/elementwise.hpp>
-#include <prism/memory.hpp>
+#include <prism/reduce.hpp>
 
+#include "conformance.hpp"
 #include "testing.hpp"
 
 #include <array>
+#include <functional>
+#include <span>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -147,7 +152,7 @@ void check(impl which, layout how, Call call, Reference reference, double ulps) 
                                     << how.offset << (how.in_place ? ", in place" : "")
                                     << (how.inputs_shifted ? ", inputs shifted" : "") << ", seed "
                                     << seed);
-  const auto where = prism::memory_of(which);
+  const auto where = memory_of(which);
   std::array<std::vector<I>, K> host;
   std::vector<placed_array<I>> inputs;
   inputs.reserve(K);
@@ -163,13 +168,13 @@ void check(impl which, layout how, Call call, Reference reference, double ulps) 
   if constexpr (K > 0 && std::is_same_v<O, I>) {
     if (how.in_place) {
       call(views, inputs[0].view(), which);
-      if (where == prism::memory::device) prism::check(cudaDeviceSynchronize(), "sync");
+      if (where == memory::device) prism::check(cudaDeviceSynchronize(), "sync");
       got = inputs[0].values();
     }
   }
   if (!how.in_place) {
     call(views, out.view(), which);
-    if (where == prism::memory::device) prism::check(cudaDeviceSynchronize(), "sync");
+    if (where == memory::device) prism::check(cudaDeviceSynchronize(), "sync");
     got = out.values();
   }
   ASSERT_EQ(got.size(), how.n);
@@ -216,7 +221,7 @@ class Add : public ::testing::TestWithParam<impl> {};
 template <class T>
 void check_add(impl which, layout how) {
   check<T, T, 2>(
-      which, how, [](auto& in, prism::span<T> out, impl w) { prism::add<T>(in[0], in[1], out, nullptr, w); },
+      which, how, [](auto& in, prism::span<T> out, impl w) { prism::add(prism::par.with(w), in[0], in[1], out); },
       of_values<2>([](double a, double b) { return exactly(a + b); }), 1);
 }
 
@@ -246,23 +251,23 @@ TEST_P(Add, InPlace) {
 // Integers wrap around (two's complement) in every implementation, the cpu one included.
 TEST_P(Add, IntegerOverflowWraps) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   constexpr auto max = std::numeric_limits<std::int32_t>::max();
   constexpr auto min = std::numeric_limits<std::int32_t>::min();
   placed_array<std::int32_t> a({max, min, -1}, where), b({1, -1, 1}, where),
       out(std::vector<std::int32_t>(3, poison<std::int32_t>()), where);
-  prism::add<std::int32_t>(a.view(), b.view(), out.view(), nullptr, GetParam());
+  prism::add(prism::par.with(GetParam()), a.view(), b.view(), out.view());
   EXPECT_EQ(out.values(), (std::vector<std::int32_t>{min, max, 0}));
 }
 
 TEST_P(Add, MismatchedSizesThrowAndChangeNothing) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   placed_array<float> a(random_vector<float>(10, fresh_seed()), where);
   placed_array<float> b(random_vector<float>(9, fresh_seed()), where);
   placed_array<float> out(std::vector<float>(10, 42.0f), where);
   try {
-    prism::add<float>(a.view(), b.view(), out.view(), nullptr, GetParam());
+    prism::add(prism::par.with(GetParam()), a.view(), b.view(), out.view());
     FAIL() << "mismatched sizes were accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("9 elements, expected 10"), std::string::npos) << e.what();
@@ -272,12 +277,11 @@ TEST_P(Add, MismatchedSizesThrowAndChangeNothing) {
 
 TEST_P(Add, PartialOverlapThrows) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   placed_array<float> a(random_vector<float>(11, fresh_seed()), where);
   const auto before = a.values();
   auto all = a.view();
-  EXPECT_THROW(prism::add<float>(all.subspan(0, 10), all.subspan(0, 10), all.subspan(1, 10),
-                                 nullptr, GetParam()),
+  EXPECT_THROW(prism::add(prism::par.with(GetParam()), all.subspan(0, 10), all.subspan(0, 10), all.subspan(1, 10)),
                std::invalid_argument);
   EXPECT_EQ(a.values(), before);
 }
@@ -286,14 +290,14 @@ TEST_P(Add, PartialOverlapThrows) {
 TEST_P(Add, WrongMemoryThrowsAndChangesNothing) {
   const impl which = GetParam();
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device: device memory cannot be made here";
-  const bool gpu = prism::memory_of(which) == prism::memory::device;
-  const auto wrong = gpu ? prism::memory::host : prism::memory::device;
-  const auto right = prism::memory_of(which);
+  const bool gpu = memory_of(which) == memory::device;
+  const auto wrong = gpu ? memory::host : memory::device;
+  const auto right = memory_of(which);
   placed_array<float> a(random_vector<float>(100, fresh_seed()), wrong);
   placed_array<float> b(random_vector<float>(100, fresh_seed()), right);
   placed_array<float> out(std::vector<float>(100, 42.0f), right);
   try {
-    prism::add<float>(a.view(), b.view(), out.view(), nullptr, which);
+    prism::add(prism::par.with(which), a.view(), b.view(), out.view());
     FAIL() << "memory on the wrong side was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(gpu ? "host memory" : "device memory"), std::string::npos)
@@ -305,7 +309,7 @@ TEST_P(Add, WrongMemoryThrowsAndChangesNothing) {
 // Past 2^31 elements: 64-bit indexing in every GPU implementation. 26 GB of device memory.
 TEST_P(Add, HugePast2To31) {
   const impl which = GetParam();
-  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   const std::size_t n = (std::size_t{1} << 31) + 7;
   const std::uint64_t seed = fresh_seed();
@@ -313,7 +317,7 @@ TEST_P(Add, HugePast2To31) {
   const auto a = random_vector<float>(n, seed), b = random_vector<float>(n, seed + 1);
   prism::device_buffer<float> da(a), db(b), out(n);
   prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(float)), "cudaMemset");  // NaN everywhere
-  prism::add<float>(da.view(), db.view(), out.view(), nullptr, which);
+  prism::add(prism::par.with(which), da.view(), db.view(), out.view());
   const auto got = out.to_host();
   std::int64_t wrong = 0, first_wrong = -1;
 #pragma omp parallel for reduction(+ : wrong)
@@ -327,8 +331,8 @@ TEST_P(Add, HugePast2To31) {
   EXPECT_EQ(wrong, 0) << "first wrong element: " << first_wrong;
 }
 
-INSTANTIATE_TEST_SUITE_P(, Add, ::testing::ValuesIn(prism::elementwise_implementations().begin(),
-                                                    prism::elementwise_implementations().end()),
+INSTANTIATE_TEST_SUITE_P(, Add, ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
+                                                    std::end(prism::elementwise_implementations)),
                          impl_name);
 
 // ---- every other operation ----------------------------------------------------------------------
@@ -357,14 +361,14 @@ void unary_test(impl which, Types type_list, Call call, F f, double ulps = 1) {
 TEST_P(Operations, Sub) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   binary_test(GetParam(), all_types{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::sub<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::sub(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(a - b); });
 }
 
 TEST_P(Operations, Mul) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   binary_test(GetParam(), all_types{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::mul<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::mul(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(a * b); });
 }
 
@@ -372,24 +376,24 @@ TEST_P(Operations, Mul) {
 TEST_P(Operations, Div) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   binary_test(GetParam(), floating_types{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(a / b); });
   binary_test(GetParam(), types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::div(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(b == 0 ? 0 : std::trunc(a / b)); });
 }
 
 TEST_P(Operations, Min) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   binary_test(GetParam(), all_types{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::min<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::min(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(std::min(a, b)); });
 }
 
 TEST_P(Operations, Max) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   binary_test(GetParam(), all_types{},
-              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::max<T>(a, b, out, nullptr, w); },
+              []<class T>(auto a, auto b, prism::span<T> out, impl w) { prism::max(prism::par.with(w), a, b, out); },
               [](double a, double b) { return exactly(std::max(a, b)); });
 }
 
@@ -410,7 +414,7 @@ TEST_P(Operations, Axpby) {
     check_layouts<T, T, 2>(
         GetParam(),
         [](auto& in, prism::span<T> out, impl w) {
-          prism::axpby<T>(alpha<T>(), in[0], beta<T>(), in[1], out, nullptr, w);
+          prism::axpby(prism::par.with(w), alpha<T>(), in[0], beta<T>(), in[1], out);
         },
         of_values<2>([&](double x, double y) {
           return expected{a * x + b * y, std::abs(a * x) + std::abs(b * y)};
@@ -428,7 +432,7 @@ TEST_P(Operations, Axpy) {
       return expected{a * x + y, std::abs(a * x) + std::abs(y)};
     });
     const auto call = [](auto& in, prism::span<T> y, impl w) {
-      prism::axpy<T>(alpha<T>(), in[1], y, nullptr, w);
+      prism::axpy(prism::par.with(w), alpha<T>(), in[1], y);
     };
     for (std::size_t n : {0, 1, 3, 1000, (1 << 16) + 1})
       check<T, T, 2>(GetParam(), {.n = n, .in_place = true}, call, reference, 2);
@@ -441,7 +445,7 @@ TEST_P(Operations, Fma) {
   for_each_type(all_types{}, [&]<class T>() {
     check_layouts<T, T, 3>(
         GetParam(),
-        [](auto& in, prism::span<T> out, impl w) { prism::fma<T>(in[0], in[1], in[2], out, nullptr, w); },
+        [](auto& in, prism::span<T> out, impl w) { prism::fma(prism::par.with(w), in[0], in[1], in[2], out); },
         of_values<3>([](double a, double b, double c) {
           return expected{a * b + c, std::abs(a * b) + std::abs(c)};
         }),
@@ -458,8 +462,8 @@ TEST_P(Operations, Where) {
     const auto call = [&](auto& in, prism::span<T> out, impl w) {
       std::vector<std::uint8_t> mask(in[0].size());
       for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = mask_byte(i);
-      placed_array<std::uint8_t> condition(mask, prism::memory_of(w));
-      prism::where<T>(condition.view(), in[0], in[1], out, nullptr, w);
+      placed_array<std::uint8_t> condition(mask, memory_of(w));
+      prism::where(prism::par.with(w), condition.view(), in[0], in[1], out);
     };
     check_layouts<T, T, 2>(GetParam(), call,
                            [&](const std::array<double, 2>& x, std::size_t i) {
@@ -471,28 +475,28 @@ TEST_P(Operations, Where) {
 TEST_P(Operations, Negate) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   unary_test(GetParam(), signed_types{},
-             []<class T>(auto x, prism::span<T> out, impl w) { prism::negate<T>(x, out, nullptr, w); },
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::negate(prism::par.with(w), x, out); },
              [](double x) { return exactly(-x); });
 }
 
 TEST_P(Operations, Abs) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   unary_test(GetParam(), signed_types{},
-             []<class T>(auto x, prism::span<T> out, impl w) { prism::abs<T>(x, out, nullptr, w); },
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::abs(prism::par.with(w), x, out); },
              [](double x) { return exactly(std::abs(x)); });
 }
 
 TEST_P(Operations, Square) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   unary_test(GetParam(), all_types{},
-             []<class T>(auto x, prism::span<T> out, impl w) { prism::square<T>(x, out, nullptr, w); },
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::square(prism::par.with(w), x, out); },
              [](double x) { return exactly(x * x); });
 }
 
 TEST_P(Operations, Relu) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   unary_test(GetParam(), signed_types{},
-             []<class T>(auto x, prism::span<T> out, impl w) { prism::relu<T>(x, out, nullptr, w); },
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::relu(prism::par.with(w), x, out); },
              [](double x) { return exactly(x < 0 ? 0 : x); });
 }
 
@@ -501,7 +505,7 @@ TEST_P(Operations, Scale) {
   for_each_type(all_types{}, [&]<class T>() {
     const double a = alpha<T>();
     check_layouts<T, T, 1>(
-        GetParam(), [](auto& in, prism::span<T> out, impl w) { prism::scale<T>(alpha<T>(), in[0], out, nullptr, w); },
+        GetParam(), [](auto& in, prism::span<T> out, impl w) { prism::scale(prism::par.with(w), alpha<T>(), in[0], out); },
         of_values<1>([&](double x) { return exactly(a * x); }));
   });
 }
@@ -513,7 +517,7 @@ TEST_P(Operations, Clamp) {
     const prism::scalar<T> lo = std::is_integral_v<T> ? (std::is_signed_v<T> ? -1000 : 1000) : -0.5;
     const prism::scalar<T> hi = std::is_integral_v<T> ? 30000 : 0.25;
     check_layouts<T, T, 1>(
-        GetParam(), [&](auto& in, prism::span<T> out, impl w) { prism::clamp<T>(in[0], out, lo, hi, nullptr, w); },
+        GetParam(), [&](auto& in, prism::span<T> out, impl w) { prism::clamp(prism::par.with(w), in[0], out, lo, hi); },
         of_values<1>([&](double x) { return exactly(std::min(std::max(x, double(lo)), double(hi))); }));
   });
 }
@@ -521,7 +525,7 @@ TEST_P(Operations, Clamp) {
 TEST_P(Operations, Copy) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   unary_test(GetParam(), all_types{},
-             []<class T>(auto x, prism::span<T> out, impl w) { prism::copy<T>(x, out, nullptr, w); },
+             []<class T>(auto x, prism::span<T> out, impl w) { prism::copy(prism::par.with(w), x, out); },
              [](double x) { return exactly(x); });
 }
 
@@ -539,42 +543,42 @@ void math_test(impl which, F call, Reference f, double ulps) {
 
 TEST_P(Operations, Sqrt) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sqrt<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sqrt(prism::par.with(w), x, y); },
             [](double x) { return std::sqrt(x); }, 1);
 }
 TEST_P(Operations, Rsqrt) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::rsqrt<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::rsqrt(prism::par.with(w), x, y); },
             [](double x) { return 1 / std::sqrt(x); }, 3);
 }
 TEST_P(Operations, Exp) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::exp<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::exp(prism::par.with(w), x, y); },
             [](double x) { return std::exp(x); }, 3);
 }
 TEST_P(Operations, Log) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::log<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::log(prism::par.with(w), x, y); },
             [](double x) { return std::log(x); }, 3);
 }
 TEST_P(Operations, Sin) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sin<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sin(prism::par.with(w), x, y); },
             [](double x) { return std::sin(x); }, 3);
 }
 TEST_P(Operations, Cos) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::cos<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::cos(prism::par.with(w), x, y); },
             [](double x) { return std::cos(x); }, 3);
 }
 TEST_P(Operations, Tanh) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::tanh<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::tanh(prism::par.with(w), x, y); },
             [](double x) { return std::tanh(x); }, 3);
 }
 TEST_P(Operations, Sigmoid) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sigmoid<T>(x, y, nullptr, w); },
+  math_test(GetParam(), []<class T>(auto x, prism::span<T> y, impl w) { prism::sigmoid(prism::par.with(w), x, y); },
             [](double x) { return 1 / (1 + std::exp(-x)); }, 5);
 }
 
@@ -586,12 +590,12 @@ void cast_test(impl which) {
   constexpr double spread = std::is_integral_v<To> && !std::is_integral_v<From> ? 1e4 : 1;
   const auto call = [](auto& in, prism::span<To> out, impl w) {
     if constexpr (spread == 1) {
-      prism::cast<To>(in[0], out, nullptr, w);
+      prism::cast(prism::par.with(w), in[0], out);
     } else {
       // Scaled into the integer's range first, with the library's own scale.
-      placed_array<From> wide(std::vector<From>(in[0].size()), prism::memory_of(w));
-      prism::scale<From>(static_cast<From>(spread), in[0], wide.view(), nullptr, w);
-      prism::cast<To>(wide.view(), out, nullptr, w);
+      placed_array<From> wide(std::vector<From>(in[0].size()), memory_of(w));
+      prism::scale(prism::par.with(w), static_cast<From>(spread), in[0], wide.view());
+      prism::cast(prism::par.with(w), wide.view(), out);
     }
   };
   const auto reference = of_values<1>([](double x) {
@@ -631,7 +635,7 @@ TEST_P(Operations, Fill) {
   for_each_type(all_types{}, [&]<class T>() {
     const prism::scalar<T> value = std::is_integral_v<T> ? 12345 : -0.375;
     check_layouts<T, T, 0>(
-        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::fill<T>(out, value, nullptr, w); },
+        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::fill(prism::par.with(w), out, value); },
         [&](const std::array<double, 0>&, std::size_t) { return exactly(double(value)); });
   });
 }
@@ -643,7 +647,7 @@ TEST_P(Operations, Sequence) {
     const prism::scalar<T> start = std::is_integral_v<T> ? 7 : 0.5;
     const prism::scalar<T> step = std::is_integral_v<T> ? 3 : 0.25;
     check_layouts<T, T, 0>(
-        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::sequence<T>(out, start, step, nullptr, w); },
+        GetParam(), [&](auto&, prism::span<T> out, impl w) { prism::sequence(prism::par.with(w), out, start, step); },
         [&](const std::array<double, 0>&, std::size_t i) {
           const double term = static_cast<double>(i) * step;
           return expected{start + term, start + term};
@@ -653,8 +657,8 @@ TEST_P(Operations, Sequence) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, Operations,
-                         ::testing::ValuesIn(prism::elementwise_implementations().begin(),
-                                             prism::elementwise_implementations().end()),
+                         ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
+                                             std::end(prism::elementwise_implementations)),
                          impl_name);
 
 // ---- semantics: the edge cases elementwise.hpp promises -----------------------------------
@@ -664,7 +668,7 @@ class Semantics : public ::testing::TestWithParam<impl> {};
 // Runs op on host values placed where `which` needs them, and returns the output.
 template <class O, class... I, class Call>
 std::vector<O> run_on(impl which, Call call, const std::vector<I>&... values) {
-  const auto where = prism::memory_of(which);
+  const auto where = memory_of(which);
   const std::size_t n = std::get<0>(std::tie(values...)).size();
   std::tuple<placed_array<I>...> in{placed_array<I>(values, where)...};
   placed_array<O> out(std::vector<O>(n, poison<O>()), where);
@@ -679,7 +683,7 @@ TEST_P(Semantics, IntegerDivisionByZeroAndOverflowDoNotTrap) {
   constexpr auto min64 = std::numeric_limits<std::int64_t>::min();
   const auto div = [w](auto out, auto a, auto b) {
     using T = typename decltype(out)::value_type;
-    prism::div<T>(a, b, out, nullptr, w);
+    prism::div(prism::par.with(w), a, b, out);
   };
   EXPECT_EQ(run_on<std::int32_t>(w, div, std::vector<std::int32_t>{7, -7, min32, min32, 9},
                                  std::vector<std::int32_t>{0, 0, -1, 0, -2}),
@@ -698,24 +702,24 @@ TEST_P(Semantics, IntegerOverflowWraps) {
   using I = std::int32_t;
   constexpr I max = std::numeric_limits<I>::max(), min = std::numeric_limits<I>::min();
   const std::vector<I> x{max, min, 65536}, y{-1, 1, 65536};
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::sub<I>(a, b, o, nullptr, w); }, x, y),
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::sub(prism::par.with(w), a, b, o); }, x, y),
             (std::vector<I>{min, max, 0}));
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::mul<I>(a, b, o, nullptr, w); }, x, y),
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b) { prism::mul(prism::par.with(w), a, b, o); }, x, y),
             (std::vector<I>{-max, min, 0}));
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::negate<I>(a, o, nullptr, w); }, x),
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::negate(prism::par.with(w), a, o); }, x),
             (std::vector<I>{-max, min, -65536}));
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::abs<I>(a, o, nullptr, w); }, x),
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::abs(prism::par.with(w), a, o); }, x),
             (std::vector<I>{max, min, 65536}));
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::square<I>(a, o, nullptr, w); }, x),
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a) { prism::square(prism::par.with(w), a, o); }, x),
             (std::vector<I>{1, 0, 0}));
-  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b, auto c) { prism::fma<I>(a, b, c, o, nullptr, w); },
+  EXPECT_EQ(run_on<I>(w, [w](auto o, auto a, auto b, auto c) { prism::fma(prism::par.with(w), a, b, c, o); },
                       x, y, std::vector<I>{1, -1, 5}),
             (std::vector<I>{min + 2, max, 5}));
-  EXPECT_EQ(run_on<std::uint32_t>(w, [w](auto o, auto a) { prism::scale<std::uint32_t>(2, a, o, nullptr, w); },
+  EXPECT_EQ(run_on<std::uint32_t>(w, [w](auto o, auto a) { prism::scale(prism::par.with(w), 2, a, o); },
                                   std::vector<std::uint32_t>{0x80000001u}),
             (std::vector<std::uint32_t>{2u}));
-  placed_array<I> s(std::vector<I>(2, 0), prism::memory_of(w));
-  prism::sequence<I>(s.view(), max, 1, nullptr, w);
+  placed_array<I> s(std::vector<I>(2, 0), memory_of(w));
+  prism::sequence(prism::par.with(w), s.view(), max, 1);
   EXPECT_EQ(s.values(), (std::vector<I>{max, min}));
 }
 
@@ -753,18 +757,18 @@ TEST_P(Semantics, NanAndInfinityPropagate) {
     const auto y = values({1, nan, 1, 1, 0, 0});
     const auto binary = [&](auto op) { return as_double(run_on<T>(w, op, x, y)); };
     const auto unary = [&](auto op) { return as_double(run_on<T>(w, op, x)); };
-    same(binary([w](auto o, auto a, auto b) { prism::add<T>(a, b, o, nullptr, w); }), {nan, nan, inf, -inf, 0, -1});
-    same(binary([w](auto o, auto a, auto b) { prism::div<T>(a, b, o, nullptr, w); }), {nan, nan, inf, -inf, nan, -inf});
-    same(binary([w](auto o, auto a, auto b) { prism::min<T>(a, b, o, nullptr, w); }), {nan, nan, 1, -inf, 0, -1});
-    same(binary([w](auto o, auto a, auto b) { prism::max<T>(a, b, o, nullptr, w); }), {nan, nan, inf, 1, 0, 0});
-    same(unary([w](auto o, auto a) { prism::relu<T>(a, o, nullptr, w); }), {nan, 1, inf, 0, 0, 0});
-    same(unary([w](auto o, auto a) { prism::clamp<T>(a, o, -0.5f, 0.5f, nullptr, w); }), {nan, 0.5, 0.5, -0.5, 0, -0.5});
-    same(unary([w](auto o, auto a) { prism::exp<T>(a, o, nullptr, w); }), {nan, any, inf, 0, 1, any});
-    same(unary([w](auto o, auto a) { prism::log<T>(a, o, nullptr, w); }), {nan, 0, inf, nan, -inf, nan});
-    same(unary([w](auto o, auto a) { prism::sqrt<T>(a, o, nullptr, w); }), {nan, 1, inf, nan, 0, nan});
-    same(unary([w](auto o, auto a) { prism::rsqrt<T>(a, o, nullptr, w); }), {nan, any, 0, nan, inf, nan});
-    same(unary([w](auto o, auto a) { prism::tanh<T>(a, o, nullptr, w); }), {nan, any, 1, -1, 0, any});
-    const auto s = unary([w](auto o, auto a) { prism::sigmoid<T>(a, o, nullptr, w); });
+    same(binary([w](auto o, auto a, auto b) { prism::add(prism::par.with(w), a, b, o); }), {nan, nan, inf, -inf, 0, -1});
+    same(binary([w](auto o, auto a, auto b) { prism::div(prism::par.with(w), a, b, o); }), {nan, nan, inf, -inf, nan, -inf});
+    same(binary([w](auto o, auto a, auto b) { prism::min(prism::par.with(w), a, b, o); }), {nan, nan, 1, -inf, 0, -1});
+    same(binary([w](auto o, auto a, auto b) { prism::max(prism::par.with(w), a, b, o); }), {nan, nan, inf, 1, 0, 0});
+    same(unary([w](auto o, auto a) { prism::relu(prism::par.with(w), a, o); }), {nan, 1, inf, 0, 0, 0});
+    same(unary([w](auto o, auto a) { prism::clamp(prism::par.with(w), a, o, -0.5f, 0.5f); }), {nan, 0.5, 0.5, -0.5, 0, -0.5});
+    same(unary([w](auto o, auto a) { prism::exp(prism::par.with(w), a, o); }), {nan, any, inf, 0, 1, any});
+    same(unary([w](auto o, auto a) { prism::log(prism::par.with(w), a, o); }), {nan, 0, inf, nan, -inf, nan});
+    same(unary([w](auto o, auto a) { prism::sqrt(prism::par.with(w), a, o); }), {nan, 1, inf, nan, 0, nan});
+    same(unary([w](auto o, auto a) { prism::rsqrt(prism::par.with(w), a, o); }), {nan, any, 0, nan, inf, nan});
+    same(unary([w](auto o, auto a) { prism::tanh(prism::par.with(w), a, o); }), {nan, any, 1, -1, 0, any});
+    const auto s = unary([w](auto o, auto a) { prism::sigmoid(prism::par.with(w), a, o); });
     EXPECT_TRUE(std::isnan(s[0]));
     EXPECT_EQ(s[2], 1);
     EXPECT_EQ(s[3], 0);
@@ -779,7 +783,7 @@ TEST_P(Semantics, CastSaturates) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   const std::vector<float> x{nan, 1e10f, -1e10f, 3.7f, -3.7f, inf, -inf};
   const auto cast_to = [&]<class I>() {
-    return run_on<I>(w, [w](auto o, auto a) { prism::cast<I>(a, o, nullptr, w); }, x);
+    return run_on<I>(w, [w](auto o, auto a) { prism::cast(prism::par.with(w), a, o); }, x);
   };
   using L32 = std::numeric_limits<std::int32_t>;
   using L64 = std::numeric_limits<std::uint64_t>;
@@ -787,7 +791,7 @@ TEST_P(Semantics, CastSaturates) {
             (std::vector<std::int32_t>{0, L32::max(), L32::min(), 3, -3, L32::max(), L32::min()}));
   EXPECT_EQ(cast_to.operator()<std::uint64_t>(),
             (std::vector<std::uint64_t>{0, 10000000000u, 0, 3, 0, L64::max(), 0}));
-  const auto halves = run_on<__half>(w, [w](auto o, auto a) { prism::cast<__half>(a, o, nullptr, w); },
+  const auto halves = run_on<__half>(w, [w](auto o, auto a) { prism::cast(prism::par.with(w), a, o); },
                                      std::vector<float>{1e6f, -1e6f, 1.0f / 3});
   EXPECT_EQ(to_double(halves[0]), std::numeric_limits<double>::infinity());
   EXPECT_EQ(to_double(halves[1]), -std::numeric_limits<double>::infinity());
@@ -799,10 +803,10 @@ TEST_P(Semantics, WhereTakesBoolMask) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl w = GetParam();
   const std::vector<std::uint8_t> bytes{1, 0, 0, 1};
-  placed_array<std::uint8_t> mask(bytes, prism::memory_of(w));
+  placed_array<std::uint8_t> mask(bytes, memory_of(w));
   const prism::span<const bool> condition{reinterpret_cast<const bool*>(mask.view().data()), bytes.size()};
   const auto got = run_on<float>(
-      w, [&](auto o, auto a, auto b) { prism::where<float>(condition, a, b, o, nullptr, w); },
+      w, [&](auto o, auto a, auto b) { prism::where(prism::par.with(w), condition, a, b, o); },
       std::vector<float>{1, 2, 3, 4}, std::vector<float>{-1, -2, -3, -4});
   EXPECT_EQ(got, (std::vector<float>{1, -2, -3, 4}));
 }
@@ -811,37 +815,37 @@ TEST_P(Semantics, WhereTakesBoolMask) {
 TEST_P(Semantics, BadInputThrowsAndChangesNothing) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl w = GetParam();
-  const auto where = prism::memory_of(w);
+  const auto where = memory_of(w);
   placed_array<float> a(random_vector<float>(10, fresh_seed()), where),
       b(random_vector<float>(10, fresh_seed()), where), c(random_vector<float>(9, fresh_seed()), where),
       out(std::vector<float>(10, 42.0f), where);
   try {
-    prism::fma<float>(a.view(), b.view(), c.view(), out.view(), nullptr, w);
+    prism::fma(prism::par.with(w), a.view(), b.view(), c.view(), out.view());
     FAIL() << "a third input of another size was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("fma: the third input has 9 elements"), std::string::npos) << e.what();
   }
   placed_array<std::uint8_t> mask(std::vector<std::uint8_t>(9, 1), where);
-  EXPECT_THROW(prism::where<float>(mask.view(), a.view(), b.view(), out.view(), nullptr, w),
+  EXPECT_THROW(prism::where(prism::par.with(w), mask.view(), a.view(), b.view(), out.view()),
                std::invalid_argument);
-  EXPECT_THROW(prism::clamp<float>(a.view(), out.view(), 1.0f, -1.0f, nullptr, w), std::invalid_argument);
+  EXPECT_THROW(prism::clamp(prism::par.with(w), a.view(), out.view(), 1.0f, -1.0f), std::invalid_argument);
   placed_array<double> wide(std::vector<double>(9, 1.0), where);
-  EXPECT_THROW(prism::cast<float>(wide.view(), out.view(), nullptr, w), std::invalid_argument);
+  EXPECT_THROW(prism::cast(prism::par.with(w), wide.view(), out.view()), std::invalid_argument);
   EXPECT_EQ(out.values(), std::vector<float>(10, 42.0f));
   auto all = a.view();
-  EXPECT_THROW(prism::exp<float>(all.subspan(0, 9), all.subspan(1, 9), nullptr, w), std::invalid_argument);
+  EXPECT_THROW(prism::exp(prism::par.with(w), all.subspan(0, 9), all.subspan(1, 9)), std::invalid_argument);
 }
 
 // Past 2^31 elements in a generator: the index is 64-bit in every GPU implementation (and the
 // int32 values wrap past 2^31 as they should). 8.6 GB of device memory.
 TEST_P(Semantics, HugeSequencePast2To31) {
   const impl which = GetParam();
-  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   const std::size_t n = (std::size_t{1} << 31) + 7;
   prism::device_buffer<std::int32_t> out(n);
   prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(std::int32_t)), "cudaMemset");
-  prism::sequence<std::int32_t>(out.view(), 5, 1, nullptr, which);
+  prism::sequence(prism::par.with(which), out.view(), 5, 1);
   const auto got = out.to_host();
   std::int64_t wrong = 0;
 #pragma omp parallel for reduction(+ : wrong)
@@ -852,23 +856,114 @@ TEST_P(Semantics, HugeSequencePast2To31) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, Semantics,
-                         ::testing::ValuesIn(prism::elementwise_implementations().begin(),
-                                             prism::elementwise_implementations().end()),
+                         ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
+                                             std::end(prism::elementwise_implementations)),
                          impl_name);
 
 // Operations that make no sense for a type are not offered: the call does not compile.
 template <class T>
-concept has_sqrt = requires(prism::span<const T> x, prism::span<T> y) { prism::sqrt<T>(x, y); };
+concept has_sqrt = requires(prism::span<const T> x, prism::span<T> y) { prism::sqrt(x, y); };
 template <class T>
-concept has_negate = requires(prism::span<const T> x, prism::span<T> y) { prism::negate<T>(x, y); };
+concept has_negate = requires(prism::span<const T> x, prism::span<T> y) { prism::negate(x, y); };
 template <class T>
-concept has_add = requires(prism::span<const T> x, prism::span<T> y) { prism::add<T>(x, x, y); };
+concept has_add = requires(prism::span<const T> x, prism::span<T> y) { prism::add(x, x, y); };
 template <class From, class To>
-concept has_cast = requires(prism::span<const From> x, prism::span<To> y) { prism::cast<To>(x, y); };
+concept has_cast = requires(prism::span<const From> x, prism::span<To> y) { prism::cast(x, y); };
 static_assert(has_sqrt<float> && has_sqrt<__half> && !has_sqrt<std::int32_t> && !has_sqrt<std::uint64_t>);
 static_assert(has_negate<std::int64_t> && has_negate<__nv_bfloat16> && !has_negate<std::uint32_t>);
 static_assert(has_add<__half> && has_add<std::uint64_t> && !has_add<char> && !has_add<long double>);
 static_assert(has_cast<float, __half> && has_cast<std::int32_t, double> && !has_cast<float, float> &&
               !has_cast<__half, std::int32_t>);
+// Inputs of another type than the output do not compile either (no silent conversion).
+template <class In, class Out>
+concept adds_into = requires(std::vector<In> a, std::vector<Out> o) { prism::add(a, a, o); };
+static_assert(adds_into<float, float> && !adds_into<double, float>);
+
+// ---- calling: the element type from any array, the execution argument optional and partial ----
+
+TEST(Calling, ElementTypeDeducedFromEveryKindOfArray) {
+  const std::vector<float> a{1, 2, 3}, b{4, 5, 6};
+  std::vector<float> out(3);
+  prism::add(a, b, out);  // host memory: automatic runs cpu, with or without a GPU
+  EXPECT_EQ(out, (std::vector<float>{5, 7, 9}));
+  EXPECT_EQ(prism::sum(a), 6.0f);
+
+  std::array<double, 3> x{1, 2, 3}, y{};
+  prism::scale(2.0, x, y);
+  EXPECT_EQ(y, (std::array<double, 3>{2, 4, 6}));
+  std::int32_t c[4] = {1, 2, 3, 4}, d[4] = {};
+  prism::negate(c, d);
+  EXPECT_EQ(d[3], -4);
+  prism::add(std::span<const float>(a), std::span<const float>(b), std::span<float>(out));  // rvalues
+  prism::exp(prism::span{a}.subspan(1), prism::span{out}.subspan(1));                      // subspans
+  EXPECT_FLOAT_EQ(out[2], std::exp(3.0f));
+  EXPECT_EQ(out[0], 5.0f);
+  std::vector<double> wide(3);
+  prism::cast(a, wide);
+  EXPECT_EQ(wide, (std::vector<double>{1, 2, 3}));
+}
+
+TEST(Calling, ExecutionArgumentInPartsOrWhole) {
+  const std::vector<float> a{1, 2, 3}, b{4, 5, 6};
+  std::vector<float> out(3, 0);
+  prism::add(prism::impl::cpu, a, b, out);                 // an implementation alone
+  prism::add(prism::par.with(prism::impl::cpu), a, b, out);
+  prism::add(prism::par.on(nullptr), a, b, out);          // a stream alone (automatic: cpu here)
+  EXPECT_EQ(out, (std::vector<float>{5, 7, 9}));
+  EXPECT_EQ(prism::sum(prism::impl::cpu, a), 6.0f);
+  // Host memory and a GPU implementation: refused by name (no GPU: "no CUDA device").
+  EXPECT_THROW(prism::add(prism::impl::raw, a, b, out), std::invalid_argument);
+  // An implementation the family does not have is named as such, even on host memory.
+  try {
+    prism::sum(prism::impl::raw_naive, a);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no implementation named raw_naive"), std::string::npos) << e.what();
+  }
+}
+
+// ---- the conformance kit, with add of floats -------------------------------------------------
+
+struct add_float {
+  using T = float;
+  using R = float;
+  static std::span<const impl> implementations() { return prism::elementwise_implementations; }
+  static std::size_t output_size(std::size_t n) { return n; }
+  static void run(const prism::execution_policy& policy, prism::span<const float> x, prism::span<float> out) {
+    prism::add(policy, x, x, out);
+  }
+  static std::vector<double> reference(const std::vector<float>& in) {
+    std::vector<double> r(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) r[i] = 2.0 * in[i];
+    return r;
+  }
+  static double tolerance(const std::vector<float>&) { return 0; }  // 2x is exact
+  static bool capturable(impl) { return true; }
+  // Byte ranges overlapping across element sizes: a float -> double and a float -> half cast over
+  // one buffer, a mask aliasing the output of where, an output one element past its input.
+  static constexpr std::size_t aliased_bytes = 256;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    const auto floats = [](std::byte* b, std::size_t at) { return prism::span<float>(reinterpret_cast<float*>(b) + at, 16); };
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) {
+          prism::cast(p, floats(b, 0), prism::span<double>(reinterpret_cast<double*>(b), 16));
+        },
+        [=](const prism::execution_policy& p, std::byte* b) {
+          prism::cast(p, floats(b, 0), prism::span<__half>(reinterpret_cast<__half*>(b), 16));
+        },
+        [=](const prism::execution_policy& p, std::byte* b) {
+          prism::where(p, prism::span<const std::uint8_t>(reinterpret_cast<std::uint8_t*>(b), 16),
+                       floats(b, 16), floats(b, 32), floats(b, 0));
+        },
+        [=](const prism::execution_policy& p, std::byte* b) {
+          prism::add(p, floats(b, 0), floats(b, 16), floats(b, 1));
+        },
+    };
+  }
+};
+
+using elementwise_operations = ::testing::Types<add_float>;
+INSTANTIATE_TYPED_TEST_SUITE_P(Add, Conformance, elementwise_operations);
+INSTANTIATE_TYPED_TEST_SUITE_P(Add, GpuConformance, elementwise_operations);
 
 }  // namespace

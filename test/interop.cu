@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // prism from CUDA code: thrust::device_vector as spans, the generic transform layer with the
 // caller's own functors and lambdas, streams, and several host threads at once.
 #include <prism/elementwise.hpp>
@@ -19,7 +20,7 @@ TEST(GpuInterop, DeviceVectorIsASpan) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   const auto a = random_vector<float>(1000, fresh_seed()), b = random_vector<float>(1000, fresh_seed());
   thrust::device_vector<float> da(a.begin(), a.end()), db(b.begin(), b.end()), out(1000, poison<float>());
-  prism::add<float>(da, db, out);
+  prism::add(da, db, out);
   thrust::host_vector<float> got = out;
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(close(got[i], double(a[i]) + double(b[i])));
 }
@@ -35,22 +36,22 @@ struct quadratic {
 void fused_multiply_add(prism::span<const float> a, prism::span<const double> b,
                         prism::span<const std::int32_t> c, prism::span<double> out, prism::impl which) {
   auto f = [] __host__ __device__(float x, double y, std::int32_t z) { return x * y + z; };
-  prism::transform(f, out, std::tuple{a, b, c}, nullptr, which);
+  prism::transform(prism::par.with(which), prism::inputs(a, b, c), out, f);
 }
 
 void twice_on_device(prism::span<const float> x, prism::span<float> out, prism::impl which) {
   auto twice = [] __device__(float v) { return 2 * v; };
-  prism::transform(twice, out, std::tuple{x}, nullptr, which);
+  prism::transform(prism::par.with(which), x, out, twice);
 }
 
 class Transform : public ::testing::TestWithParam<prism::impl> {};
 
 TEST_P(Transform, UserFunctor) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   const auto x = random_vector<float>(4099, fresh_seed());
   placed_array<float> dx(x, where, 1), out(std::vector<float>(x.size(), poison<float>()), where, 1);
-  prism::transform(quadratic{2.0f, 0.5f}, out.view(), std::tuple{dx.view()}, nullptr, GetParam());
+  prism::transform(prism::par.with(GetParam()), dx.view(), out.view(), quadratic{2.0f, 0.5f});
   const auto got = out.values();
   for (std::size_t i = 0; i < x.size(); ++i)
     ASSERT_TRUE(close(got[i], 2.0 * x[i] * x[i] + 0.5, 4)) << i;
@@ -59,7 +60,7 @@ TEST_P(Transform, UserFunctor) {
 // Three inputs of three types and an output of a fourth: the vector width follows the widest.
 TEST_P(Transform, MixedTypesThreeInputs) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   const std::size_t n = 1027;
   const auto a = random_vector<float>(n, fresh_seed());
   const auto b = random_vector<double>(n, fresh_seed());
@@ -75,8 +76,8 @@ TEST_P(Transform, MixedTypesThreeInputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, Transform,
-                         ::testing::ValuesIn(prism::elementwise_implementations().begin(),
-                                             prism::elementwise_implementations().end()),
+                         ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
+                                             std::end(prism::elementwise_implementations)),
                          impl_name);
 
 // A __device__-only lambda runs on every GPU implementation; cpu refuses it by name.
@@ -87,10 +88,10 @@ TEST(TransformOnCpu, DeviceLambdaIsRefused) {
 }
 
 TEST_P(Transform, DeviceLambda) {
-  if (prism::memory_of(GetParam()) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(GetParam()) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const auto x = random_vector<float>(1001, fresh_seed());
-  placed_array<float> dx(x, prism::memory::device), out(std::vector<float>(x.size(), poison<float>()), prism::memory::device);
+  placed_array<float> dx(x, memory::device), out(std::vector<float>(x.size(), poison<float>()), memory::device);
   twice_on_device(dx.view(), out.view(), GetParam());
   const auto got = out.values();
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(close(got[i], 2.0 * x[i])) << i;
@@ -109,9 +110,9 @@ TEST(GpuStreams, ManyThreadsManyStreams) {
       cudaStream_t stream;
       prism::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
       prism::device_buffer<float> da(a), db(b), out(n);
-      const prism::impl which = prism::elementwise_implementations()[1 + t % 5];  // GPU ones
+      const prism::impl which = prism::elementwise_implementations[1 + t % 4];  // GPU ones
       for (int repeat = 0; repeat < 20; ++repeat)
-        prism::add<float>(da.view(), db.view(), out.view(), stream, which);
+        prism::add(prism::par.on(stream).with(which), da.view(), db.view(), out.view());
       prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
       got[t] = out.to_host();
       prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");

@@ -1,15 +1,17 @@
-// The reduction family against float64 host references, in every registered implementation.
-// Plain C++: the same calls a consumer of the compiled library makes.
+// SPDX-License-Identifier: Apache-2.0
+// The reduction family against float64 host references, in every registered implementation and
+// every stage of its lesson, and the conformance kit. Plain C++: the same calls a consumer of
+// the compiled library makes.
 //
 // Tolerances. Integer results are exact (the references wrap around in 64 bits as the library
 // does). A floating-point sum of n terms in T, in any order of combination, errs by about
 // eps(T) * sqrt(n) * (the size of its partial sums) for random rounding errors; the partial sums
 // are bounded here by the largest prefix sum of the sequential order or the root of the sum of
 // squares of the terms, whichever is larger. The tolerance is 8 times that.
-#include <prism/memory.hpp>
 #include <prism/reduce.hpp>
-#include <prism/temporary_storage.hpp>
+#include <prism/scratch.hpp>
 
+#include "conformance.hpp"
 #include "testing.hpp"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -43,7 +46,7 @@ using floating_types = types<float, double>;
 const std::size_t test_sizes[] = {0, 1, 3, 1000, (1 << 20) + 1};
 
 void synchronize(impl which) {
-  if (prism::memory_of(which) == prism::memory::device)
+  if (memory_of(which) == memory::device)
     prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
@@ -64,7 +67,7 @@ R both_deliveries(impl which, Returned&& returned_call, Delivered&& delivered_ca
   const R returned = returned_call();
   std::vector<R> host(1, poisoned<R>());
   R delivered;
-  if (prism::memory_of(which) == prism::memory::device) {
+  if (memory_of(which) == memory::device) {
     prism::device_buffer<R> device(host);
     delivered_call(device.view());
     synchronize(which);
@@ -130,17 +133,26 @@ prism::sum_type<T> wrapped_sum(const std::vector<T>& x) {
 class Sum : public ::testing::TestWithParam<impl> {};
 class Reduce : public ::testing::TestWithParam<impl> {};
 
+// The sum of n random elements by an implementation, or by a stage of the lesson (on the GPU).
 template <class T>
-void check_sum(impl which, std::size_t n, std::size_t offset) {
+void check_sum(impl which, std::size_t n, std::size_t offset,
+               std::optional<prism::reduce_stage> stage = std::nullopt) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", offset " << offset
                                     << ", seed " << seed);
   const auto x = random_vector<T>(n, seed);
-  placed_array<T> dx(x, prism::memory_of(which), offset);
+  placed_array<T> dx(x, memory_of(which), offset);
   using R = prism::sum_type<T>;
   const R got = both_deliveries<R>(
-      which, [&] { return prism::sum<T>(dx.view(), nullptr, which); },
-      [&](prism::span<R> r) { prism::sum<T>(dx.view(), r, nullptr, which); });
+      which,
+      [&] { return stage ? prism::sum(*stage, prism::par, dx.view()) : prism::sum(prism::par.with(which), dx.view()); },
+      [&](prism::span<R> r) {
+        if (stage) {
+          prism::sum(*stage, prism::par, dx.view(), r);
+        } else {
+          prism::sum(prism::par.with(which), dx.view(), r);
+        }
+      });
   if constexpr (std::is_floating_point_v<T>) {
     EXPECT_TRUE(near(got, reference_sum(terms_of(x, [](double v) { return v; }))));
   } else {
@@ -166,12 +178,12 @@ TEST_P(Sum, MisalignedStart) {
 // Past 2^32 the int32 sum is no longer representable in 32 bits: the accumulator is 64-bit.
 TEST_P(Sum, IntegersAccumulateIn64Bits) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const auto where = prism::memory_of(GetParam());
+  const auto where = memory_of(GetParam());
   placed_array<std::int32_t> x(std::vector<std::int32_t>(1000, std::numeric_limits<std::int32_t>::max()), where);
-  EXPECT_EQ(prism::sum<std::int32_t>(x.view(), nullptr, GetParam()),
+  EXPECT_EQ(prism::sum(prism::par.with(GetParam()), x.view()),
             1000 * std::int64_t{std::numeric_limits<std::int32_t>::max()});
   placed_array<std::uint64_t> wraps(std::vector<std::uint64_t>{~std::uint64_t{0}, 2}, where);
-  EXPECT_EQ(prism::sum<std::uint64_t>(wraps.view(), nullptr, GetParam()), 1u);
+  EXPECT_EQ(prism::sum(prism::par.with(GetParam()), wraps.view()), 1u);
 }
 
 // Run-to-run bitwise identical for the same input (every implementation says it is).
@@ -179,10 +191,10 @@ TEST_P(Sum, Deterministic) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(floating_types{}, [&]<class T>() {
     const auto x = random_vector<T>((1 << 22) + 3, fresh_seed());
-    placed_array<T> dx(x, prism::memory_of(GetParam()));
-    const T first = prism::sum<T>(dx.view(), nullptr, GetParam());
+    placed_array<T> dx(x, memory_of(GetParam()));
+    const T first = prism::sum(prism::par.with(GetParam()), dx.view());
     for (int repeat = 0; repeat < 5; ++repeat) {
-      const T again = prism::sum<T>(dx.view(), nullptr, GetParam());
+      const T again = prism::sum(prism::par.with(GetParam()), dx.view());
       EXPECT_EQ(std::memcmp(&first, &again, sizeof(T)), 0) << first << " then " << again;
     }
   });
@@ -192,7 +204,7 @@ TEST_P(Sum, Deterministic) {
 // int32 makes the check exact: one element missed or counted twice shows.
 TEST_P(Sum, HugePast2To31) {
   const impl which = GetParam();
-  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   const std::size_t n = (std::size_t{1} << 31) + 5;
   const std::uint64_t seed = fresh_seed();
@@ -202,7 +214,7 @@ TEST_P(Sum, HugePast2To31) {
 #pragma omp parallel for reduction(+ : want)
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) want += x[i];
   prism::device_buffer<std::int32_t> dx(x);
-  EXPECT_EQ(prism::sum<std::int32_t>(dx.view(), nullptr, which), want);
+  EXPECT_EQ(prism::sum(prism::par.with(which), dx.view()), want);
 }
 
 // ---- the other reductions -----------------------------------------------------------------------
@@ -216,11 +228,11 @@ void check_product(impl which, std::size_t n, std::size_t offset) {
   if constexpr (std::is_floating_point_v<T>) {
     for (T& v : x) v = T(1) + v / T(256);
   }
-  placed_array<T> dx(x, prism::memory_of(which), offset);
+  placed_array<T> dx(x, memory_of(which), offset);
   using R = prism::sum_type<T>;
   const R got = both_deliveries<R>(
-      which, [&] { return prism::product<T>(dx.view(), nullptr, which); },
-      [&](prism::span<R> r) { prism::product<T>(dx.view(), r, nullptr, which); });
+      which, [&] { return prism::product(prism::par.with(which), dx.view()); },
+      [&](prism::span<R> r) { prism::product(prism::par.with(which), dx.view(), r); });
   if constexpr (std::is_floating_point_v<T>) {
     double want = 1;
     for (T v : x) want *= static_cast<double>(v);
@@ -244,17 +256,17 @@ TEST_P(Reduce, Product) {
 
 template <class T>
 void check_extrema(impl which, const std::vector<T>& x, std::size_t offset) {
-  placed_array<T> dx(x, prism::memory_of(which), offset);
+  placed_array<T> dx(x, memory_of(which), offset);
   const T lo = both_deliveries<T>(
-      which, [&] { return prism::min<T>(dx.view(), nullptr, which); },
-      [&](prism::span<T> r) { prism::min<T>(dx.view(), r, nullptr, which); });
+      which, [&] { return prism::min(prism::par.with(which), dx.view()); },
+      [&](prism::span<T> r) { prism::min(prism::par.with(which), dx.view(), r); });
   const T hi = both_deliveries<T>(
-      which, [&] { return prism::max<T>(dx.view(), nullptr, which); },
-      [&](prism::span<T> r) { prism::max<T>(dx.view(), r, nullptr, which); });
+      which, [&] { return prism::max(prism::par.with(which), dx.view()); },
+      [&](prism::span<T> r) { prism::max(prism::par.with(which), dx.view(), r); });
   using M = prism::minmax_result<T>;
   const M both = both_deliveries<M>(
-      which, [&] { return prism::minmax<T>(dx.view(), nullptr, which); },
-      [&](prism::span<M> r) { prism::minmax<T>(dx.view(), r, nullptr, which); });
+      which, [&] { return prism::minmax(prism::par.with(which), dx.view()); },
+      [&](prism::span<M> r) { prism::minmax(prism::par.with(which), dx.view(), r); });
   EXPECT_EQ(lo, *std::min_element(x.begin(), x.end()));
   EXPECT_EQ(hi, *std::max_element(x.begin(), x.end()));
   EXPECT_EQ(both.min, lo);
@@ -284,21 +296,21 @@ void check_arg(impl which, std::size_t n, std::size_t offset) {
   auto lowest = x, highest = x;
   lowest[i] = lowest[j] = std::numeric_limits<T>::lowest();
   highest[i] = highest[j] = std::numeric_limits<T>::max();
-  placed_array<T> dlow(lowest, prism::memory_of(which), offset);
-  placed_array<T> dhigh(highest, prism::memory_of(which), offset);
+  placed_array<T> dlow(lowest, memory_of(which), offset);
+  placed_array<T> dhigh(highest, memory_of(which), offset);
   const std::size_t at_min = both_deliveries<std::size_t>(
-      which, [&] { return prism::argmin<T>(dlow.view(), nullptr, which); },
-      [&](prism::span<std::size_t> r) { prism::argmin<T>(dlow.view(), r, nullptr, which); });
+      which, [&] { return prism::argmin(prism::par.with(which), dlow.view()); },
+      [&](prism::span<std::size_t> r) { prism::argmin(prism::par.with(which), dlow.view(), r); });
   const std::size_t at_max = both_deliveries<std::size_t>(
-      which, [&] { return prism::argmax<T>(dhigh.view(), nullptr, which); },
-      [&](prism::span<std::size_t> r) { prism::argmax<T>(dhigh.view(), r, nullptr, which); });
+      which, [&] { return prism::argmax(prism::par.with(which), dhigh.view()); },
+      [&](prism::span<std::size_t> r) { prism::argmax(prism::par.with(which), dhigh.view(), r); });
   EXPECT_EQ(at_min, i);
   EXPECT_EQ(at_max, i);
   // Without planting: the first position of the true extreme.
-  placed_array<T> dx(x, prism::memory_of(which), offset);
-  EXPECT_EQ(prism::argmin<T>(dx.view(), nullptr, which),
+  placed_array<T> dx(x, memory_of(which), offset);
+  EXPECT_EQ(prism::argmin(prism::par.with(which), dx.view()),
             std::size_t(std::min_element(x.begin(), x.end()) - x.begin()));
-  EXPECT_EQ(prism::argmax<T>(dx.view(), nullptr, which),
+  EXPECT_EQ(prism::argmax(prism::par.with(which), dx.view()),
             std::size_t(std::max_element(x.begin(), x.end()) - x.begin()));
 }
 
@@ -310,9 +322,9 @@ TEST_P(Reduce, ArgMinArgMaxFirstIndexOnTies) {
       check_arg<T>(GetParam(), n, 1);
     }
     // All equal: index 0.
-    placed_array<T> same(std::vector<T>(5003, T(7)), prism::memory_of(GetParam()));
-    EXPECT_EQ(prism::argmin<T>(same.view(), nullptr, GetParam()), 0u);
-    EXPECT_EQ(prism::argmax<T>(same.view(), nullptr, GetParam()), 0u);
+    placed_array<T> same(std::vector<T>(5003, T(7)), memory_of(GetParam()));
+    EXPECT_EQ(prism::argmin(prism::par.with(GetParam()), same.view()), 0u);
+    EXPECT_EQ(prism::argmax(prism::par.with(GetParam()), same.view()), 0u);
   });
 }
 
@@ -328,19 +340,18 @@ TEST_P(Reduce, NaNPropagates) {
       auto x = random_vector<T>(n, seed);
       const std::size_t i = mix(seed) % n, j = std::min(n - 1, i + 1 + mix(seed + 1) % n);
       x[i] = x[j] = std::numeric_limits<T>::quiet_NaN();
-      placed_array<T> dx(x, prism::memory_of(which));
-      EXPECT_TRUE(std::isnan(prism::min<T>(dx.view(), nullptr, which)));
-      EXPECT_TRUE(std::isnan(prism::max<T>(dx.view(), nullptr, which)));
-      const auto both = prism::minmax<T>(dx.view(), nullptr, which);
+      placed_array<T> dx(x, memory_of(which));
+      EXPECT_TRUE(std::isnan(prism::min(prism::par.with(which), dx.view())));
+      EXPECT_TRUE(std::isnan(prism::max(prism::par.with(which), dx.view())));
+      const auto both = prism::minmax(prism::par.with(which), dx.view());
       EXPECT_TRUE(std::isnan(both.min) && std::isnan(both.max));
-      EXPECT_EQ(prism::argmin<T>(dx.view(), nullptr, which), i);
-      EXPECT_EQ(prism::argmax<T>(dx.view(), nullptr, which), i);
-      EXPECT_TRUE(std::isnan(prism::norm_inf<T>(dx.view(), nullptr, which)));
-      EXPECT_EQ(prism::count<T>(dx.view(), std::numeric_limits<T>::quiet_NaN(), nullptr, which), 0u);
-      EXPECT_EQ(prism::count_if<T>(dx.view(), prism::comparison::not_equal,
-                                   std::numeric_limits<T>::quiet_NaN(), nullptr, which),
+      EXPECT_EQ(prism::argmin(prism::par.with(which), dx.view()), i);
+      EXPECT_EQ(prism::argmax(prism::par.with(which), dx.view()), i);
+      EXPECT_TRUE(std::isnan(prism::norm_inf(prism::par.with(which), dx.view())));
+      EXPECT_EQ(prism::count(prism::par.with(which), dx.view(), std::numeric_limits<T>::quiet_NaN()), 0u);
+      EXPECT_EQ(prism::count_if(prism::par.with(which), dx.view(), prism::comparison::not_equal, std::numeric_limits<T>::quiet_NaN()),
                 n);
-      EXPECT_TRUE(std::isnan(prism::sum<T>(dx.view(), nullptr, which)));
+      EXPECT_TRUE(std::isnan(prism::sum(prism::par.with(which), dx.view())));
     }
   });
 }
@@ -357,7 +368,7 @@ TEST_P(Reduce, CountAnyAll) {
       // Plant repeats of one value, so that count(value) is more than 0 or 1.
       const T value = n > 0 ? x[n / 2] : T(3);
       for (std::size_t i = 0; i < n; i += 7) x[i] = value;
-      placed_array<T> dx(x, prism::memory_of(which), n % 2);
+      placed_array<T> dx(x, memory_of(which), n % 2);
       const comparison all_comparisons[] = {comparison::equal,   comparison::not_equal,
                                             comparison::less,    comparison::less_equal,
                                             comparison::greater, comparison::greater_equal};
@@ -368,15 +379,15 @@ TEST_P(Reduce, CountAnyAll) {
         const std::uint64_t want = static_cast<std::uint64_t>(
             std::count_if(x.begin(), x.end(), [&](T v) { return reference[c](v, value); }));
         const std::uint64_t got = both_deliveries<std::uint64_t>(
-            which, [&] { return prism::count_if<T>(dx.view(), all_comparisons[c], value, nullptr, which); },
+            which, [&] { return prism::count_if(prism::par.with(which), dx.view(), all_comparisons[c], value); },
             [&](prism::span<std::uint64_t> r) {
-              prism::count_if<T>(dx.view(), all_comparisons[c], value, r, nullptr, which);
+              prism::count_if(prism::par.with(which), dx.view(), all_comparisons[c], value, r);
             });
         EXPECT_EQ(got, want) << "comparison " << c;
-        EXPECT_EQ(prism::any<T>(dx.view(), all_comparisons[c], value, nullptr, which), want > 0);
-        EXPECT_EQ(prism::all<T>(dx.view(), all_comparisons[c], value, nullptr, which), want == n);
+        EXPECT_EQ(prism::any(prism::par.with(which), dx.view(), all_comparisons[c], value), want > 0);
+        EXPECT_EQ(prism::all(prism::par.with(which), dx.view(), all_comparisons[c], value), want == n);
       }
-      EXPECT_EQ(prism::count<T>(dx.view(), value, nullptr, which),
+      EXPECT_EQ(prism::count(prism::par.with(which), dx.view(), value),
                 static_cast<std::uint64_t>(std::count(x.begin(), x.end(), value)));
     }
   });
@@ -388,11 +399,11 @@ void check_dot(impl which, std::size_t n, std::size_t offset_a, std::size_t offs
   SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", offsets " << offset_a
                                     << " " << offset_b << ", seed " << seed);
   const auto a = random_vector<T>(n, seed), b = random_vector<T>(n, seed + 1);
-  placed_array<T> da(a, prism::memory_of(which), offset_a), db(b, prism::memory_of(which), offset_b);
+  placed_array<T> da(a, memory_of(which), offset_a), db(b, memory_of(which), offset_b);
   using R = prism::sum_type<T>;
   const R got = both_deliveries<R>(
-      which, [&] { return prism::dot<T>(da.view(), db.view(), nullptr, which); },
-      [&](prism::span<R> r) { prism::dot<T>(da.view(), db.view(), r, nullptr, which); });
+      which, [&] { return prism::dot(prism::par.with(which), da.view(), db.view()); },
+      [&](prism::span<R> r) { prism::dot(prism::par.with(which), da.view(), db.view(), r); });
   if constexpr (std::is_floating_point_v<T>) {
     std::vector<double> terms(n);
     for (std::size_t i = 0; i < n; ++i) terms[i] = double(a[i]) * double(b[i]);
@@ -421,16 +432,16 @@ TEST_P(Reduce, Norms) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
       const auto x = random_vector<T>(n, seed);
-      placed_array<T> dx(x, prism::memory_of(which), n % 3);
+      placed_array<T> dx(x, memory_of(which), n % 3);
       const T one = both_deliveries<T>(
-          which, [&] { return prism::norm1<T>(dx.view(), nullptr, which); },
-          [&](prism::span<T> r) { prism::norm1<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::norm1(prism::par.with(which), dx.view()); },
+          [&](prism::span<T> r) { prism::norm1(prism::par.with(which), dx.view(), r); });
       const T two = both_deliveries<T>(
-          which, [&] { return prism::norm2<T>(dx.view(), nullptr, which); },
-          [&](prism::span<T> r) { prism::norm2<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::norm2(prism::par.with(which), dx.view()); },
+          [&](prism::span<T> r) { prism::norm2(prism::par.with(which), dx.view(), r); });
       const T inf = both_deliveries<T>(
-          which, [&] { return prism::norm_inf<T>(dx.view(), nullptr, which); },
-          [&](prism::span<T> r) { prism::norm_inf<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::norm_inf(prism::par.with(which), dx.view()); },
+          [&](prism::span<T> r) { prism::norm_inf(prism::par.with(which), dx.view(), r); });
       EXPECT_TRUE(near(one, reference_sum(terms_of(x, [](double v) { return std::abs(v); }))));
       // norm2 = sqrt(s): its error is half the relative error of s, plus the root's rounding.
       const auto squares = reference_sum(terms_of(x, [](double v) { return v * v; }));
@@ -456,16 +467,16 @@ TEST_P(Reduce, MeanVarianceStddev) {
       if constexpr (std::is_floating_point_v<T>) {
         for (T& v : x) v += T(8);
       }
-      placed_array<T> dx(x, prism::memory_of(which), n % 2);
+      placed_array<T> dx(x, memory_of(which), n % 2);
       const R mean = both_deliveries<R>(
-          which, [&] { return prism::mean<T>(dx.view(), nullptr, which); },
-          [&](prism::span<R> r) { prism::mean<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::mean(prism::par.with(which), dx.view()); },
+          [&](prism::span<R> r) { prism::mean(prism::par.with(which), dx.view(), r); });
       const R var = both_deliveries<R>(
-          which, [&] { return prism::variance<T>(dx.view(), nullptr, which); },
-          [&](prism::span<R> r) { prism::variance<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::variance(prism::par.with(which), dx.view()); },
+          [&](prism::span<R> r) { prism::variance(prism::par.with(which), dx.view(), r); });
       const R sd = both_deliveries<R>(
-          which, [&] { return prism::stddev<T>(dx.view(), nullptr, which); },
-          [&](prism::span<R> r) { prism::stddev<T>(dx.view(), r, nullptr, which); });
+          which, [&] { return prism::stddev(prism::par.with(which), dx.view()); },
+          [&](prism::span<R> r) { prism::stddev(prism::par.with(which), dx.view(), r); });
       const double nd = static_cast<double>(n);
       const auto sum = reference_sum(terms_of(x, [](double v) { return v; }));
       const double want_mean = sum.value / nd;
@@ -486,24 +497,24 @@ TEST_P(Reduce, MeanVarianceStddev) {
 TEST_P(Reduce, EmptyInputGivesIdentityOrThrows) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  const auto where = prism::memory_of(which);
+  const auto where = memory_of(which);
   placed_array<float> empty(std::vector<float>{}, where);
   placed_array<std::int32_t> empty_int(std::vector<std::int32_t>{}, where);
   const auto x = empty.view();
   using prism::comparison;
-  EXPECT_EQ(prism::sum<float>(x, nullptr, which), 0.0f);
-  EXPECT_EQ(prism::sum<std::int32_t>(empty_int.view(), nullptr, which), 0);
-  EXPECT_EQ(prism::product<float>(x, nullptr, which), 1.0f);
-  EXPECT_EQ(prism::count<float>(x, 1.0f, nullptr, which), 0u);
-  EXPECT_FALSE(prism::any<float>(x, comparison::greater, 0.0f, nullptr, which));
-  EXPECT_TRUE(prism::all<float>(x, comparison::greater, 0.0f, nullptr, which));
-  EXPECT_EQ(prism::dot<float>(x, x, nullptr, which), 0.0f);
-  EXPECT_EQ(prism::norm1<float>(x, nullptr, which), 0.0f);
-  EXPECT_EQ(prism::norm2<float>(x, nullptr, which), 0.0f);
-  EXPECT_EQ(prism::norm_inf<float>(x, nullptr, which), 0.0f);
+  EXPECT_EQ(prism::sum(prism::par.with(which), x), 0.0f);
+  EXPECT_EQ(prism::sum(prism::par.with(which), empty_int.view()), 0);
+  EXPECT_EQ(prism::product(prism::par.with(which), x), 1.0f);
+  EXPECT_EQ(prism::count(prism::par.with(which), x, 1.0f), 0u);
+  EXPECT_FALSE(prism::any(prism::par.with(which), x, comparison::greater, 0.0f));
+  EXPECT_TRUE(prism::all(prism::par.with(which), x, comparison::greater, 0.0f));
+  EXPECT_EQ(prism::dot(prism::par.with(which), x, x), 0.0f);
+  EXPECT_EQ(prism::norm1(prism::par.with(which), x), 0.0f);
+  EXPECT_EQ(prism::norm2(prism::par.with(which), x), 0.0f);
+  EXPECT_EQ(prism::norm_inf(prism::par.with(which), x), 0.0f);
   // Delivered to memory too.
   placed_array<float> result(std::vector<float>{42.0f}, where);
-  prism::sum<float>(x, result.view(), nullptr, which);
+  prism::sum(prism::par.with(which), x, result.view());
   synchronize(which);
   EXPECT_EQ(result.values()[0], 0.0f);
 
@@ -516,35 +527,35 @@ TEST_P(Reduce, EmptyInputGivesIdentityOrThrows) {
       EXPECT_NE(std::string(e.what()).find(algorithm), std::string::npos) << e.what();
     }
   };
-  throws([&] { prism::min<float>(x, nullptr, which); }, "min");
-  throws([&] { prism::max<float>(x, nullptr, which); }, "max");
-  throws([&] { prism::minmax<float>(x, nullptr, which); }, "minmax");
-  throws([&] { prism::argmin<float>(x, nullptr, which); }, "argmin");
-  throws([&] { prism::argmax<float>(x, nullptr, which); }, "argmax");
-  throws([&] { prism::mean<float>(x, nullptr, which); }, "mean");
-  throws([&] { prism::variance<float>(x, nullptr, which); }, "variance");
-  throws([&] { prism::stddev<float>(x, nullptr, which); }, "stddev");
+  throws([&] { prism::min(prism::par.with(which), x); }, "min");
+  throws([&] { prism::max(prism::par.with(which), x); }, "max");
+  throws([&] { prism::minmax(prism::par.with(which), x); }, "minmax");
+  throws([&] { prism::argmin(prism::par.with(which), x); }, "argmin");
+  throws([&] { prism::argmax(prism::par.with(which), x); }, "argmax");
+  throws([&] { prism::mean(prism::par.with(which), x); }, "mean");
+  throws([&] { prism::variance(prism::par.with(which), x); }, "variance");
+  throws([&] { prism::stddev(prism::par.with(which), x); }, "stddev");
   // The throwing ones write nothing.
-  throws([&] { prism::min<float>(x, result.view(), nullptr, which); }, "min");
+  throws([&] { prism::min(prism::par.with(which), x, result.view()); }, "min");
   EXPECT_EQ(result.values()[0], 0.0f);
 }
 
 TEST_P(Reduce, MismatchedSizesThrowAndChangeNothing) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  const auto where = prism::memory_of(which);
+  const auto where = memory_of(which);
   placed_array<float> a(random_vector<float>(10, fresh_seed()), where);
   placed_array<float> b(random_vector<float>(9, fresh_seed()), where);
   placed_array<float> result(std::vector<float>{42.0f}, where);
   try {
-    prism::dot<float>(a.view(), b.view(), result.view(), nullptr, which);
+    prism::dot(prism::par.with(which), a.view(), b.view(), result.view());
     FAIL() << "mismatched sizes were accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("9 elements, expected 10"), std::string::npos) << e.what();
   }
   placed_array<float> two(std::vector<float>{42.0f, 42.0f}, where);
   try {
-    prism::sum<float>(a.view(), two.view(), nullptr, which);
+    prism::sum(prism::par.with(which), a.view(), two.view());
     FAIL() << "a two-element result was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("the result has 2 elements, expected 1"), std::string::npos)
@@ -558,21 +569,21 @@ TEST_P(Reduce, MismatchedSizesThrowAndChangeNothing) {
 TEST_P(Reduce, WrongMemoryThrowsAndChangesNothing) {
   const impl which = GetParam();
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device: device memory cannot be made here";
-  const bool gpu = prism::memory_of(which) == prism::memory::device;
-  const auto wrong = gpu ? prism::memory::host : prism::memory::device;
-  const auto right = prism::memory_of(which);
+  const bool gpu = memory_of(which) == memory::device;
+  const auto wrong = gpu ? memory::host : memory::device;
+  const auto right = memory_of(which);
   placed_array<float> x_wrong(random_vector<float>(100, fresh_seed()), wrong);
   placed_array<float> x_right(random_vector<float>(100, fresh_seed()), right);
   placed_array<float> result_wrong(std::vector<float>{42.0f}, wrong);
   const std::string side = gpu ? "host memory" : "device memory";
   try {
-    prism::sum<float>(x_wrong.view(), nullptr, which);
+    prism::sum(prism::par.with(which), x_wrong.view());
     FAIL() << "an input on the wrong side was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(side), std::string::npos) << e.what();
   }
   try {
-    prism::sum<float>(x_right.view(), result_wrong.view(), nullptr, which);
+    prism::sum(prism::par.with(which), x_right.view(), result_wrong.view());
     FAIL() << "a result on the wrong side was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("the result"), std::string::npos) << e.what();
@@ -585,13 +596,13 @@ TEST_P(Reduce, Deterministic) {
   const impl which = GetParam();
   const auto x = random_vector<float>((1 << 22) + 3, fresh_seed());
   const auto y = random_vector<float>((1 << 22) + 3, fresh_seed());
-  placed_array<float> dx(x, prism::memory_of(which), 1), dy(y, prism::memory_of(which), 1);
+  placed_array<float> dx(x, memory_of(which), 1), dy(y, memory_of(which), 1);
   const auto run = [&] {
-    return std::vector<float>{prism::dot<float>(dx.view(), dy.view(), nullptr, which),
-                              prism::norm2<float>(dx.view(), nullptr, which),
-                              prism::mean<float>(dx.view(), nullptr, which),
-                              prism::variance<float>(dx.view(), nullptr, which),
-                              prism::product<float>(dx.view(), nullptr, which)};
+    return std::vector<float>{prism::dot(prism::par.with(which), dx.view(), dy.view()),
+                              prism::norm2(prism::par.with(which), dx.view()),
+                              prism::mean(prism::par.with(which), dx.view()),
+                              prism::variance(prism::par.with(which), dx.view()),
+                              prism::product(prism::par.with(which), dx.view())};
   };
   const auto first = run();
   for (int repeat = 0; repeat < 3; ++repeat) {
@@ -603,7 +614,7 @@ TEST_P(Reduce, Deterministic) {
 // After the first call of each reduction on a stream, repeated calls allocate nothing.
 TEST_P(Reduce, SteadyStateDoesNotAllocate) {
   const impl which = GetParam();
-  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   cudaStream_t stream;
   prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
@@ -611,35 +622,35 @@ TEST_P(Reduce, SteadyStateDoesNotAllocate) {
   prism::device_buffer<float> dx(x), result(1);
   prism::device_buffer<std::size_t> index(1);
   const auto all = [&] {
-    prism::sum<float>(dx.view(), stream, which);
-    prism::sum<float>(dx.view(), result.view(), stream, which);
-    prism::min<float>(dx.view(), stream, which);
-    prism::argmax<float>(dx.view(), index.view(), stream, which);
-    prism::dot<float>(dx.view(), dx.view(), stream, which);
-    prism::variance<float>(dx.view(), stream, which);
-    prism::count<float>(dx.view(), 0.5f, stream, which);
+    prism::sum(prism::par.on(stream).with(which), dx.view());
+    prism::sum(prism::par.on(stream).with(which), dx.view(), result.view());
+    prism::min(prism::par.on(stream).with(which), dx.view());
+    prism::argmax(prism::par.on(stream).with(which), dx.view(), index.view());
+    prism::dot(prism::par.on(stream).with(which), dx.view(), dx.view());
+    prism::variance(prism::par.on(stream).with(which), dx.view());
+    prism::count(prism::par.on(stream).with(which), dx.view(), 0.5f);
   };
   all();
-  const std::size_t allocations = prism::temporary_storage_allocations();
+  const std::size_t allocations = prism::scratch_allocations();
   for (int repeat = 0; repeat < 10; ++repeat) all();
   prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  EXPECT_EQ(prism::temporary_storage_allocations(), allocations);
+  EXPECT_EQ(prism::scratch_allocations(), allocations);
   prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
 // 64-bit indices: the extreme planted past 2^31 is found, and the count covers every element.
 TEST_P(Reduce, HugePast2To31) {
   const impl which = GetParam();
-  if (prism::memory_of(which) == prism::memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   const std::size_t n = (std::size_t{1} << 31) + 5;
   std::vector<float> x = random_vector<float>(n, fresh_seed());
   x[n - 3] = 2.0f;
   x[n - 2] = -2.0f;
   prism::device_buffer<float> dx(x);
-  EXPECT_EQ(prism::argmax<float>(dx.view(), nullptr, which), n - 3);
-  EXPECT_EQ(prism::argmin<float>(dx.view(), nullptr, which), n - 2);
-  EXPECT_EQ(prism::count_if<float>(dx.view(), prism::comparison::less_equal, 2.0f, nullptr, which), n);
+  EXPECT_EQ(prism::argmax(prism::par.with(which), dx.view()), n - 3);
+  EXPECT_EQ(prism::argmin(prism::par.with(which), dx.view()), n - 2);
+  EXPECT_EQ(prism::count_if(prism::par.with(which), dx.view(), prism::comparison::less_equal, 2.0f), n);
 }
 
 // The raw kernel's last block sets the stream's arrival counter back to zero (no memset launch
@@ -653,13 +664,13 @@ TEST(GpuRawReduction, ArrivalCounterReturnsToZero) {
     const auto x = random_vector<float>((1 << 20) + 1 + repeat, fresh_seed());
     prism::device_buffer<float> dx(x);
     prism::device_buffer<float> result(std::vector<float>{std::nanf("")});
-    prism::sum<float>(dx.view(), result.view(), stream, impl::raw);
+    prism::sum(prism::par.on(stream).with(impl::raw), dx.view(), result.view());
     prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     EXPECT_TRUE(near(result.to_host()[0], reference_sum(terms_of(x, [](double v) { return v; }))));
   }
   unsigned counter = 1;
   {
-    auto lease = prism::acquire_temporary_storage(0, stream);
+    auto lease = prism::acquire_scratch(0, prism::par.on(stream), "test");
     prism::check(cudaMemcpyAsync(&counter, lease.zeroed_counter(), sizeof counter,
                                  cudaMemcpyDeviceToHost, stream),
                  "cudaMemcpyAsync");
@@ -669,11 +680,70 @@ TEST(GpuRawReduction, ArrivalCounterReturnsToZero) {
   prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
-INSTANTIATE_TEST_SUITE_P(, Sum, ::testing::ValuesIn(prism::sum_implementations().begin(),
-                                                    prism::sum_implementations().end()),
+// ---- the lesson: every stage against the same reference -----------------------------------------
+
+class GpuSumLesson : public ::testing::TestWithParam<prism::reduce_stage> {};
+
+TEST_P(GpuSumLesson, MatchesReference) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : test_sizes) check_sum<T>(impl::raw, n, n % 2, GetParam());
+  });
+}
+
+TEST_P(GpuSumLesson, RefusesHostMemory) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<float> x(10, 1.0f);
+  EXPECT_THROW(prism::sum(GetParam(), prism::par, x), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(, GpuSumLesson, ::testing::ValuesIn(prism::reduce_lesson),
+                         [](const auto& info) { return std::string(prism::name(info.param)); });
+
+// ---- the conformance kit, with sum of floats into a one-element array ----------------------------
+
+struct sum_float {
+  using T = float;
+  using R = float;
+  static std::span<const impl> implementations() { return prism::reduce_implementations; }
+  static std::size_t output_size(std::size_t) { return 1; }
+  static void run(const prism::execution_policy& policy, prism::span<const float> x, prism::span<float> out) {
+    prism::sum(policy, x, out);
+  }
+  static std::vector<double> reference(const std::vector<float>& in) {
+    return {reference_sum(terms_of(in, [](double v) { return v; })).value};
+  }
+  static double tolerance(const std::vector<float>& in) {
+    return reference_sum(terms_of(in, [](double v) { return v; })).tolerance *
+               std::numeric_limits<float>::epsilon() + std::numeric_limits<float>::denorm_min();
+  }
+  // Thrust's reduce returns its value to the host: it cannot be captured, and says so.
+  static bool capturable(impl which) { return which != impl::thrust; }
+  // The result inside the input, and a result of another type over the input's bytes.
+  static constexpr std::size_t aliased_bytes = 64;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    return {
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::sum(p, x, x.subspan(3, 1));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::argmax(p, x, prism::span<std::size_t>(reinterpret_cast<std::size_t*>(b + 8), 1));
+        },
+    };
+  }
+};
+
+using reductions = ::testing::Types<sum_float>;
+INSTANTIATE_TYPED_TEST_SUITE_P(Sum, Conformance, reductions);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sum, GpuConformance, reductions);
+
+INSTANTIATE_TEST_SUITE_P(, Sum, ::testing::ValuesIn(std::begin(prism::reduce_implementations),
+                                                    std::end(prism::reduce_implementations)),
                          impl_name);
-INSTANTIATE_TEST_SUITE_P(, Reduce, ::testing::ValuesIn(prism::reduce_implementations().begin(),
-                                                       prism::reduce_implementations().end()),
+INSTANTIATE_TEST_SUITE_P(, Reduce, ::testing::ValuesIn(std::begin(prism::reduce_implementations),
+                                                       std::end(prism::reduce_implementations)),
                          impl_name);
 
 }  // namespace

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What every prism test needs: random inputs with fresh seeds, arrays placed where an
 // implementation needs them, poisoned outputs, and the GPU-or-skip rule.
 #include <prism/buffer.hpp>
-#include <prism/registry.hpp>
+#include <prism/execution.hpp>
 #include <prism/span.hpp>
 
 #include <gtest/gtest.h>
@@ -17,10 +18,17 @@
 
 namespace prism::testing {
 
+// Where a test places the arrays of an implementation: host memory for cpu, device memory for
+// the others (automatic included: on device memory it runs a GPU implementation).
+enum class memory { host, device };
+inline memory memory_of(prism::impl which) {
+  return which == prism::impl::cpu ? memory::host : memory::device;
+}
+
 // Why a test of `which` cannot run here (it needs a GPU and none is present), or "" if it can:
 //   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
 inline std::string missing_gpu(prism::impl which) {
-  if (prism::memory_of(which) == prism::memory::device && !prism::gpu_available())
+  if (memory_of(which) == memory::device && !prism::gpu_available())
     return "no CUDA device: the " + std::string(prism::name(which)) + " implementation runs on the GPU";
   return "";
 }
@@ -82,27 +90,27 @@ T poison() {
 template <class T>
 class placed_array {
  public:
-  placed_array(const std::vector<T>& values, prism::memory where, std::size_t offset = 0)
+  placed_array(const std::vector<T>& values, memory where, std::size_t offset = 0)
       : where_(where), offset_(offset), size_(values.size()) {
     std::vector<T> padded(offset + values.size(), poison<T>());
     std::copy(values.begin(), values.end(), padded.begin() + offset);
-    if (where_ == prism::memory::device) {
+    if (where_ == memory::device) {
       device_ = prism::device_buffer<T>(padded);
     } else {
       host_ = std::move(padded);
     }
   }
   prism::span<T> view() {
-    T* base = where_ == prism::memory::device ? device_.data() : host_.data();
+    T* base = where_ == memory::device ? device_.data() : host_.data();
     return {base + offset_, size_};
   }
   std::vector<T> values() const {
-    std::vector<T> all = where_ == prism::memory::device ? device_.to_host() : host_;
+    std::vector<T> all = where_ == memory::device ? device_.to_host() : host_;
     return {all.begin() + offset_, all.end()};
   }
 
  private:
-  prism::memory where_;
+  memory where_;
   std::size_t offset_;
   std::size_t size_;
   std::vector<T> host_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cast<To>(from) compiled for the conversions that castable (elementwise.hpp) allows: between the
 // floating types, and each integer type to and from float and double.
 #include "operations.cuh"

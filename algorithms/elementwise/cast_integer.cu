@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cast<To>(from) between the integer types and float or double, and between integers of one
 // signedness (see castable in elementwise.hpp).
 #include "operations.cuh"

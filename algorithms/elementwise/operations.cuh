@@ -1,18 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The element-wise family: every operation is one functor, and prism::transform runs it in every
 // implementation (include/prism/transform.cuh has them side by side, with why each is as fast as
 // it is). Vector add is the pattern:
 //
-//   template <class T> struct plus { __host__ __device__ T operator()(T a, T b) const { ... } };
-//   transform(plus<T>{}, out, std::tuple{a, b}, stream, which, "add");
+//   detail::transform_spans("add", policy, functors::plus<T>{}, out, std::tuple{a, b});
 //
-// The functors below run unchanged on the host (impl::cpu) and on the GPU, so every
-// implementation computes the same thing; the semantics they implement are stated in
-// include/prism/elementwise.hpp. The entry points at the bottom (one per shape of operation)
-// pick the functor at run time; each .cu file beside this one compiles them for one or two
-// element types, so that the build spreads over several translation units.
-#include <prism/arithmetic.cuh>
+// The functors below (and the shared ones of <prism/functors.cuh>) run unchanged on the host
+// (impl::cpu) and on the GPU, so every implementation computes the same thing; the semantics they
+// implement are stated in include/prism/elementwise.hpp. The entry points at the bottom (one per
+// shape of operation) pick the functor at run time; each .cu file beside this one compiles them
+// for one or two element types, so that the build spreads over several translation units.
 #include <prism/elementwise.hpp>
+#include <prism/functors.cuh>
 #include <prism/transform.cuh>
 
 #include <cuda_bf16.h>
@@ -25,61 +25,16 @@
 #include <string>
 #include <type_traits>
 
-namespace prism::ops {
+namespace prism::functors {
 
-// ---- arithmetic in the type that can do it -------------------------------------------------
-// __half and __nv_bfloat16 are widened to float, computed, and rounded back once.
-
-template <class T>
-using compute_t = scalar<T>;
-
-template <class T>
-__host__ __device__ compute_t<T> widen(T x) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(x);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(x);
-  } else {
-    return x;
-  }
-}
-
-template <class T>
-__host__ __device__ T narrow(compute_t<T> x) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(x);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(x);
-  } else {
-    return x;
-  }
-}
-
-// Integers wrap around and NaN is recognised as in every family (<prism/arithmetic.cuh>).
-using arithmetic::is_nan;
-using arithmetic::wrapping_t;
 
 // ---- binary ---------------------------------------------------------------------------------
-
-template <class T>
-struct plus {
-  __host__ __device__ T operator()(T a, T b) const {
-    return narrow<T>(arithmetic::plus<compute_t<T>>{}(widen(a), widen(b)));
-  }
-};
 
 template <class T>
 struct minus {
   __host__ __device__ T operator()(T a, T b) const {
     using W = wrapping_t<compute_t<T>>;
     return narrow<T>(static_cast<compute_t<T>>(static_cast<W>(widen(a)) - static_cast<W>(widen(b))));
-  }
-};
-
-template <class T>
-struct multiplies {
-  __host__ __device__ T operator()(T a, T b) const {
-    return narrow<T>(arithmetic::multiplies<compute_t<T>>{}(widen(a), widen(b)));
   }
 };
 
@@ -135,8 +90,7 @@ template <class T>
 struct fused_multiply_add {
   __host__ __device__ T operator()(T a, T b, T c) const {
     if constexpr (std::is_integral_v<T>) {
-      using W = wrapping_t<T>;
-      return static_cast<T>(static_cast<W>(a) * static_cast<W>(b) + static_cast<W>(c));
+      return plus<T>{}(multiplies<T>{}(a, b), c);
     } else if constexpr (std::is_same_v<compute_t<T>, float>) {
       return narrow<T>(::fmaf(widen(a), widen(b), widen(c)));
     } else {
@@ -212,11 +166,6 @@ struct absolute {
   }
 };
 
-template <class T>
-struct square {
-  __host__ __device__ T operator()(T x) const { return multiplies<T>{}(x, x); }
-};
-
 // The math functions, one functor each, all of the same shape.
 template <class T, unary_op Op>
 struct elementary_function {
@@ -280,9 +229,9 @@ struct identity {
 // From any compiled type to any other (castable): through float for the 16-bit types, with the
 // float-to-integer conversion made total (truncate, saturate, NaN -> 0) as the GPU does it.
 template <class To, class From>
-__host__ __device__ To convert(From x) {
+__host__ __device__ To convert_to(From x) {
   if constexpr (half_precision_element<From>) {
-    return convert<To>(widen(x));
+    return convert_to<To>(widen(x));
   } else if constexpr (std::is_same_v<To, __half>) {
     if constexpr (std::is_same_v<From, double>) return __double2half(x);
     else return __float2half_rn(static_cast<float>(x));
@@ -305,7 +254,7 @@ __host__ __device__ To convert(From x) {
 
 template <class From, class To>
 struct converter {
-  __host__ __device__ To operator()(From x) const { return convert<To>(x); }
+  __host__ __device__ To operator()(From x) const { return convert_to<To>(x); }
 };
 
 // ---- generators: functions of the index -----------------------------------------------------
@@ -326,7 +275,7 @@ struct arithmetic_progression {
   }
 };
 
-}  // namespace prism::ops
+}  // namespace prism::functors
 
 namespace prism::detail {
 
@@ -347,16 +296,16 @@ inline const char* name_of(unary_op op) {
 }
 
 template <arithmetic_element T>
-void elementwise<T>::binary(binary_op op, span<const T> a, span<const T> b, span<T> out,
-                            cudaStream_t stream, impl which) {
-  const auto run = [&](auto f) { transform(f, out, std::tuple{a, b}, stream, which, name_of(op)); };
+void elementwise<T>::binary(const execution_policy& policy, binary_op op, span<const T> a,
+                            span<const T> b, span<T> out) {
+  const auto run = [&](auto f) { transform_spans(name_of(op), policy, f, out, std::tuple{a, b}); };
   switch (op) {
-    case binary_op::add: return run(ops::plus<T>{});
-    case binary_op::sub: return run(ops::minus<T>{});
-    case binary_op::mul: return run(ops::multiplies<T>{});
-    case binary_op::div: return run(ops::divides<T>{});
-    case binary_op::min: return run(ops::minimum<T>{});
-    case binary_op::max: return run(ops::maximum<T>{});
+    case binary_op::add: return run(functors::plus<T>{});
+    case binary_op::sub: return run(functors::minus<T>{});
+    case binary_op::mul: return run(functors::multiplies<T>{});
+    case binary_op::div: return run(functors::divides<T>{});
+    case binary_op::min: return run(functors::minimum<T>{});
+    case binary_op::max: return run(functors::maximum<T>{});
   }
   not_offered(name_of(op), "this type");
 }
@@ -364,75 +313,75 @@ void elementwise<T>::binary(binary_op op, span<const T> a, span<const T> b, span
 // The public templates offer each operation only for the types it makes sense for (concepts in
 // elementwise.hpp); the rest are not even compiled here.
 template <arithmetic_element T>
-void elementwise<T>::unary(unary_op op, span<const T> x, span<T> out, scalar<T> p, scalar<T> q,
-                           cudaStream_t stream, impl which) {
-  const auto run = [&](auto f) { transform(f, out, std::tuple{x}, stream, which, name_of(op)); };
+void elementwise<T>::unary(const execution_policy& policy, unary_op op, span<const T> x,
+                           span<T> out, scalar<T> p, scalar<T> q) {
+  const auto run = [&](auto f) { transform_spans(name_of(op), policy, f, out, std::tuple{x}); };
   if constexpr (signed_element<T>) {
     switch (op) {
-      case unary_op::negate: return run(ops::negate<T>{});
-      case unary_op::abs: return run(ops::absolute<T>{});
-      case unary_op::relu: return run(ops::rectifier<T>{});
+      case unary_op::negate: return run(functors::negate<T>{});
+      case unary_op::abs: return run(functors::absolute<T>{});
+      case unary_op::relu: return run(functors::rectifier<T>{});
       default: break;
     }
   }
   if constexpr (floating_point_element<T>) {
     switch (op) {
-      case unary_op::sqrt: return run(ops::elementary_function<T, unary_op::sqrt>{});
-      case unary_op::rsqrt: return run(ops::elementary_function<T, unary_op::rsqrt>{});
-      case unary_op::exp: return run(ops::elementary_function<T, unary_op::exp>{});
-      case unary_op::log: return run(ops::elementary_function<T, unary_op::log>{});
-      case unary_op::sin: return run(ops::elementary_function<T, unary_op::sin>{});
-      case unary_op::cos: return run(ops::elementary_function<T, unary_op::cos>{});
-      case unary_op::tanh: return run(ops::elementary_function<T, unary_op::tanh>{});
-      case unary_op::sigmoid: return run(ops::elementary_function<T, unary_op::sigmoid>{});
+      case unary_op::sqrt: return run(functors::elementary_function<T, unary_op::sqrt>{});
+      case unary_op::rsqrt: return run(functors::elementary_function<T, unary_op::rsqrt>{});
+      case unary_op::exp: return run(functors::elementary_function<T, unary_op::exp>{});
+      case unary_op::log: return run(functors::elementary_function<T, unary_op::log>{});
+      case unary_op::sin: return run(functors::elementary_function<T, unary_op::sin>{});
+      case unary_op::cos: return run(functors::elementary_function<T, unary_op::cos>{});
+      case unary_op::tanh: return run(functors::elementary_function<T, unary_op::tanh>{});
+      case unary_op::sigmoid: return run(functors::elementary_function<T, unary_op::sigmoid>{});
       default: break;
     }
   }
   switch (op) {
-    case unary_op::square: return run(ops::square<T>{});
-    case unary_op::scale: return run(ops::scaled<T>{p});
+    case unary_op::square: return run(functors::square<T>{});
+    case unary_op::scale: return run(functors::scaled<T>{p});
     case unary_op::clamp:
       if (q < p) throw std::invalid_argument("prism::clamp: lo is greater than hi");
-      return run(ops::clamped<T>{p, q});
-    case unary_op::copy: return run(ops::identity<T>{});
+      return run(functors::clamped<T>{p, q});
+    case unary_op::copy: return run(functors::identity<T>{});
     default: not_offered(name_of(op), "this type");
   }
 }
 
 template <arithmetic_element T>
-void elementwise<T>::axpby(scalar<T> alpha, span<const T> x, scalar<T> beta, span<const T> y,
-                           span<T> out, cudaStream_t stream, impl which, const char* algorithm) {
-  transform(ops::linear_combination<T>{alpha, beta}, out, std::tuple{x, y}, stream, which,
-            algorithm);
+void elementwise<T>::axpby(const execution_policy& policy, const char* algorithm, scalar<T> alpha,
+                           span<const T> x, scalar<T> beta, span<const T> y, span<T> out) {
+  transform_spans(algorithm, policy, functors::linear_combination<T>{alpha, beta}, out,
+                  std::tuple{x, y});
 }
 
 template <arithmetic_element T>
-void elementwise<T>::fma(span<const T> a, span<const T> b, span<const T> c, span<T> out,
-                         cudaStream_t stream, impl which) {
-  transform(ops::fused_multiply_add<T>{}, out, std::tuple{a, b, c}, stream, which, "fma");
+void elementwise<T>::fma(const execution_policy& policy, span<const T> a, span<const T> b,
+                         span<const T> c, span<T> out) {
+  transform_spans("fma", policy, functors::fused_multiply_add<T>{}, out, std::tuple{a, b, c});
 }
 
 template <arithmetic_element T>
-void elementwise<T>::where(span<const std::uint8_t> condition, span<const T> a, span<const T> b,
-                           span<T> out, cudaStream_t stream, impl which) {
-  transform(ops::select<T>{}, out, std::tuple{condition, a, b}, stream, which, "where");
+void elementwise<T>::where(const execution_policy& policy, span<const std::uint8_t> condition,
+                           span<const T> a, span<const T> b, span<T> out) {
+  transform_spans("where", policy, functors::select<T>{}, out, std::tuple{condition, a, b});
 }
 
 template <arithmetic_element T>
-void elementwise<T>::generate(generator_op op, span<T> out, scalar<T> start, scalar<T> step,
-                              cudaStream_t stream, impl which) {
+void elementwise<T>::generate(const execution_policy& policy, generator_op op, span<T> out,
+                              scalar<T> start, scalar<T> step) {
   if (op == generator_op::fill) {
-    tabulate(ops::constant<T>{ops::narrow<T>(start)}, out, stream, which, "fill");
+    transform_spans("fill", policy, functors::constant<T>{functors::narrow<T>(start)}, out, std::tuple<>{});
   } else {
-    tabulate(ops::arithmetic_progression<T>{start, step}, out, stream, which, "sequence");
+    transform_spans("sequence", policy, functors::arithmetic_progression<T>{start, step}, out,
+                    std::tuple<>{});
   }
 }
 
 template <class From, class To>
   requires castable<From, To>
-void conversion<From, To>::cast(span<const From> in, span<To> out, cudaStream_t stream,
-                                impl which) {
-  transform(ops::converter<From, To>{}, out, std::tuple{in}, stream, which, "cast");
+void conversion<From, To>::cast(const execution_policy& policy, span<const From> in, span<To> out) {
+  transform_spans("cast", policy, functors::converter<From, To>{}, out, std::tuple{in});
 }
 
 }  // namespace prism::detail

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The functors that make each reduction of the family out of prism::transform_reduce's machinery:
-// what each element becomes (a transform), how two of those combine (reduction:: in
-// <prism/reduce.cuh>), and what the combined value becomes at the end (a finalize).
+// what each element becomes (a transform), how two of those combine (the shared operators of
+// <prism/functors.cuh>), and what the combined value becomes at the end (a finalize).
+#include <prism/functors.cuh>
 #include <prism/reduce.cuh>
 #include <prism/reduce.hpp>
 
@@ -11,15 +13,14 @@
 #include <stdexcept>
 #include <string>
 
-namespace prism::operations {
+namespace prism::functors {
 
-using reduction::convert;
-
+// a * b in the accumulator's type: dot of int32 multiplies in 64 bits.
 template <class Acc>
-struct multiply {
+struct widened_product {
   template <class X>
   __host__ __device__ Acc operator()(X a, X b) const {
-    return reduction::multiplies<Acc>{}(static_cast<Acc>(a), static_cast<Acc>(b));
+    return multiplies<Acc>{}(static_cast<Acc>(a), static_cast<Acc>(b));
   }
 };
 
@@ -30,21 +31,14 @@ struct magnitude {
   }
 };
 
-struct square {
-  template <class X>
-  __host__ __device__ X operator()(X x) const {
-    return x * x;
-  }
-};
-
 template <class T>
 struct pair_with_itself {
-  __host__ __device__ reduction::range<T> operator()(T x) const { return {x, x}; }
+  __host__ __device__ range<T> operator()(T x) const { return {x, x}; }
 };
 
 template <class T>
 struct locate {
-  __host__ __device__ reduction::located<T> operator()(std::int64_t i, T x) const { return {x, i}; }
+  __host__ __device__ located<T> operator()(std::int64_t i, T x) const { return {x, i}; }
 };
 
 template <class T>
@@ -67,7 +61,7 @@ struct satisfies {
 template <class R>
 struct one_moment {
   template <class X>
-  __host__ __device__ reduction::moments<R> operator()(X x) const {
+  __host__ __device__ moments<R> operator()(X x) const {
     return {R(1), static_cast<R>(x), R(0)};
   }
 };
@@ -89,29 +83,29 @@ struct square_root {
 
 struct position {
   template <class T>
-  __host__ __device__ std::size_t operator()(const reduction::located<T>& v) const {
+  __host__ __device__ std::size_t operator()(const located<T>& v) const {
     return static_cast<std::size_t>(v.index);
   }
 };
 
 template <class T>
 struct as_minmax_result {
-  __host__ __device__ minmax_result<T> operator()(const reduction::range<T>& v) const {
-    return {v.min, v.max};
-  }
+  __host__ __device__ minmax_result<T> operator()(const range<T>& v) const { return {v.min, v.max}; }
 };
 
 // Population variance, or its square root: stddev and variance share one reduction.
 template <class R>
 struct spread {
   bool root;
-  __host__ __device__ R operator()(const reduction::moments<R>& m) const {
+  __host__ __device__ R operator()(const moments<R>& m) const {
     const R v = m.m2 / m.count;
     return root ? cuda::std::sqrt(v) : v;
   }
 };
 
-// ---- the common call ----------------------------------------------------------------------------
+}  // namespace prism::functors
+
+namespace prism::detail {
 
 inline void require_not_empty(std::size_t n, const char* algorithm) {
   if (n == 0) {
@@ -120,22 +114,13 @@ inline void require_not_empty(std::size_t n, const char* algorithm) {
   }
 }
 
-// Checks the inputs, then reduces f(x...) with op into `result` (null: returned).
+// Checks the call, then reduces f(x...) with op into `into` (null: returned). The reductions of
+// the family ignore the element's index, except argmin and argmax (whose f takes it).
 template <class R, class Acc, class F, class Op, class G, class... In>
-R run(const char* algorithm, F f, Op op, Acc identity, G finalize, R* result, cudaStream_t stream,
-      impl which, span<const In>... x) {
-  const std::tuple inputs{x...};
-  detail::require_inputs(inputs, which, algorithm);
-  return detail::reduce_spans<R>(f, op, identity, finalize, result, inputs, stream, which, algorithm);
+R run(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity, G finalize,
+      span<R>* into, span<const In>... x) {
+  return reduce_spans<R>(algorithm, reduce_family, policy, f, op, identity, finalize, into,
+                         std::tuple{x...});
 }
 
-// f(x) as the generic layer calls it, f(i, x): the reductions of the family ignore the index.
-using detail::with_index;
-
-template <class R>
-R* result_of(span<R> result, impl which, const char* algorithm) {
-  detail::require_result(result, which, algorithm);
-  return result.data();
-}
-
-}  // namespace prism::operations
+}  // namespace prism::detail

@@ -1,22 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The reduction progression: six hand-written sum kernels, each one change away from the one
-// before, from the textbook tree in shared memory to a kernel near the bandwidth ceiling (the
-// seventh step is impl::raw in <prism/reduce.cuh>: 16-byte loads, four vectors in flight, one
-// launch). Each kernel reduces a block's share of the input to one partial sum; the driver
+// The reduction lesson (prism::reduce_stage): six hand-written sum kernels, each one change away
+// from the one before, from the textbook tree in shared memory to a kernel near the bandwidth
+// ceiling (the seventh step is impl::raw in <prism/reduce.cuh>: 16-byte loads, four vectors in
+// flight, one launch). Each kernel reduces a block's share of the input to one partial sum; the driver
 // relaunches the same kernel on the partials until one value is left. Every step is
 // deterministic: the order of additions is fixed by n.
-#include <prism/buffer.hpp>
-#include <prism/error.hpp>
-#include <prism/reduce.cuh>
-#include <prism/registry.hpp>
-#include <prism/temporary_storage.hpp>
+#include <prism/dispatch.cuh>
+#include <prism/functors.cuh>
+#include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/reduce.hpp>
+#include <prism/scratch.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 namespace prism::progression {
 
-inline constexpr unsigned block = 256;
+using detail::block_size;
 
 template <class Acc>
 __device__ Acc* shared_partials() {
@@ -39,7 +42,7 @@ __global__ void interleaved_divergent(const In* x, std::size_t n, Acc* out) {
   s[tid] = element_or_zero<Acc>(x, blockIdx.x * std::size_t{blockDim.x} + tid, n);
   __syncthreads();
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    if (tid % (2 * stride) == 0) s[tid] = reduction::plus<Acc>{}(s[tid], s[tid + stride]);
+    if (tid % (2 * stride) == 0) s[tid] = functors::plus<Acc>{}(s[tid], s[tid + stride]);
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
@@ -56,7 +59,7 @@ __global__ void interleaved(const In* x, std::size_t n, Acc* out) {
   __syncthreads();
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
     const unsigned index = 2 * stride * tid;
-    if (index < blockDim.x) s[index] = reduction::plus<Acc>{}(s[index], s[index + stride]);
+    if (index < blockDim.x) s[index] = functors::plus<Acc>{}(s[index], s[index + stride]);
     __syncthreads();
   }
   if (tid == 0) out[blockIdx.x] = s[0];
@@ -66,7 +69,7 @@ __global__ void interleaved(const In* x, std::size_t n, Acc* out) {
 template <class Acc>
 __device__ void sequential_tree(Acc* s, unsigned down_to) {
   for (unsigned stride = blockDim.x / 2; stride > down_to; stride /= 2) {
-    if (threadIdx.x < stride) s[threadIdx.x] = reduction::plus<Acc>{}(s[threadIdx.x], s[threadIdx.x + stride]);
+    if (threadIdx.x < stride) s[threadIdx.x] = functors::plus<Acc>{}(s[threadIdx.x], s[threadIdx.x + stride]);
     __syncthreads();
   }
 }
@@ -87,7 +90,7 @@ __global__ void sequential(const In* x, std::size_t n, Acc* out) {
 template <class Acc, class In>
 __device__ Acc first_add(const In* x, std::size_t n) {
   const std::size_t i = blockIdx.x * (2 * std::size_t{blockDim.x}) + threadIdx.x;
-  return reduction::plus<Acc>{}(element_or_zero<Acc>(x, i, n), element_or_zero<Acc>(x, i + blockDim.x, n));
+  return functors::plus<Acc>{}(element_or_zero<Acc>(x, i, n), element_or_zero<Acc>(x, i + blockDim.x, n));
 }
 
 // 4. First add during load (above), then step 3's tree.
@@ -109,9 +112,9 @@ __device__ Acc tree_then_warp(Acc* s) {
   sequential_tree(s, 32);
   Acc v = Acc(0);
   if (threadIdx.x < 32) {
-    v = reduction::plus<Acc>{}(s[threadIdx.x], s[threadIdx.x + 32]);
+    v = functors::plus<Acc>{}(s[threadIdx.x], s[threadIdx.x + 32]);
     for (int delta = 16; delta > 0; delta /= 2)
-      v = reduction::plus<Acc>{}(v, detail::shuffle_down(v, delta));
+      v = functors::plus<Acc>{}(v, detail::shuffle_down(v, delta));
   }
   return v;
 }
@@ -136,7 +139,7 @@ __global__ void multiple_per_thread(const In* x, std::size_t n, Acc* out) {
   Acc v = Acc(0);
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    v = reduction::plus<Acc>{}(v, static_cast<Acc>(x[i]));
+    v = functors::plus<Acc>{}(v, static_cast<Acc>(x[i]));
   }
   s[threadIdx.x] = v;
   __syncthreads();
@@ -144,85 +147,69 @@ __global__ void multiple_per_thread(const In* x, std::size_t n, Acc* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
-inline bool is_step(impl which) {
-  switch (which) {
-    case impl::reduce_interleaved_divergent:
-    case impl::reduce_interleaved:
-    case impl::reduce_sequential:
-    case impl::reduce_first_add:
-    case impl::reduce_warp_shuffle:
-    case impl::reduce_multiple:
-      return true;
+// The blocks one pass of `stage` launches over n elements.
+inline std::size_t blocks_for(reduce_stage stage, std::size_t n) {
+  switch (stage) {
+    case reduce_stage::first_add:
+    case reduce_stage::warp_shuffle:
+      return std::max<std::size_t>((n + 2 * block_size - 1) / (2 * block_size), 1);
+    case reduce_stage::multiple:  // 8 blocks of 256: 2048 threads per SM
+      return std::clamp<std::size_t>((n + block_size - 1) / block_size, 1,
+                                     std::size_t(detail::multiprocessor_count()) * 8);
     default:
-      return false;
-  }
-}
-
-// The blocks one pass of `step` launches over n elements.
-inline std::size_t blocks_for(impl step, std::size_t n) {
-  switch (step) {
-    case impl::reduce_first_add:
-    case impl::reduce_warp_shuffle:
-      return std::max<std::size_t>((n + 2 * block - 1) / (2 * block), 1);
-    case impl::reduce_multiple:  // 8 blocks of 256: 2048 threads per SM
-      return std::clamp<std::size_t>((n + block - 1) / block, 1,
-                                     std::size_t(multiprocessor_count()) * 8);
-    default:
-      return std::max<std::size_t>((n + block - 1) / block, 1);
+      return std::max<std::size_t>((n + block_size - 1) / block_size, 1);
   }
 }
 
 template <class Acc, class In>
-void launch(impl step, const In* x, std::size_t n, Acc* out, unsigned blocks, cudaStream_t stream) {
-  const std::size_t shared = block * sizeof(Acc);
-  switch (step) {
-    case impl::reduce_interleaved_divergent:
-      interleaved_divergent<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
-    case impl::reduce_interleaved:
-      interleaved<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
-    case impl::reduce_sequential:
-      sequential<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
-    case impl::reduce_first_add:
-      first_add_during_load<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
-    case impl::reduce_warp_shuffle:
-      warp_shuffle<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
-    default:
-      multiple_per_thread<Acc><<<blocks, block, shared, stream>>>(x, n, out);
-      break;
+void launch(reduce_stage stage, const In* x, std::size_t n, Acc* out, unsigned blocks,
+            cudaStream_t stream) {
+  const std::size_t shared = block_size * sizeof(Acc);
+  const auto run = [&](auto kernel) {
+    detail::launch_shared("sum", "reduce progression kernel", kernel, blocks, block_size, shared,
+                          stream, x, n, out);
+  };
+  switch (stage) {
+    case reduce_stage::interleaved_divergent: return run(interleaved_divergent<Acc, In>);
+    case reduce_stage::interleaved: return run(interleaved<Acc, In>);
+    case reduce_stage::sequential: return run(sequential<Acc, In>);
+    case reduce_stage::first_add: return run(first_add_during_load<Acc, In>);
+    case reduce_stage::warp_shuffle: return run(warp_shuffle<Acc, In>);
+    case reduce_stage::multiple: return run(multiple_per_thread<Acc, In>);
   }
-  check(cudaGetLastError(), "reduction progression kernel launch");
 }
 
-// The sum of x[0..n) (n > 0) in Acc with `step`, into device_result or, if null, returned: passes
-// of the step's kernel over the partials of the pass before until one block is left, whose
-// partial is the result (written straight into the stream's pinned host slot for the host).
+// The sum of x[0..n) (n > 0) in Acc with `stage`, into device_result or, if null, returned:
+// passes of the stage's kernel over the partials of the pass before until one block is left,
+// whose partial is the result (written straight into pinned host memory for the host).
 template <class Acc, class In>
-Acc sum(impl step, const In* x, std::size_t n, Acc* device_result, cudaStream_t stream) {
-  const std::size_t first_blocks = blocks_for(step, n);
-  // Step 6 finishes in one block whatever the number of partials: its threads loop.
-  const auto next_blocks = [step](std::size_t partials) {
-    return step == impl::reduce_multiple ? 1 : blocks_for(step, partials);
+Acc sum(reduce_stage stage, const execution_policy& policy, const In* x, std::size_t n,
+        Acc* device_result) {
+  const cudaStream_t stream = policy.stream();
+  const std::size_t first_blocks = blocks_for(stage, n);
+  // Stage 6 finishes in one block whatever the number of partials: its threads loop.
+  const auto next_blocks = [stage](std::size_t partials) {
+    return stage == reduce_stage::multiple ? 1 : blocks_for(stage, partials);
   };
   const std::size_t second_blocks = first_blocks > 1 ? next_blocks(first_blocks) : 0;
-  auto lease = acquire_temporary_storage((first_blocks + second_blocks) * sizeof(Acc), stream);
-  Acc* buffers[2] = {static_cast<Acc*>(lease.device()), static_cast<Acc*>(lease.device()) + first_blocks};
-  Acc* result = device_result != nullptr ? device_result : static_cast<Acc*>(lease.pinned_host());
-
-  std::size_t blocks = first_blocks;
-  launch(step, x, n, blocks == 1 ? result : buffers[0], static_cast<unsigned>(blocks), stream);
-  for (int pass = 1; blocks > 1; ++pass) {
-    const std::size_t partials = blocks;
-    blocks = next_blocks(partials);
-    launch(step, static_cast<const Acc*>(buffers[(pass + 1) % 2]), partials,
-           blocks == 1 ? result : buffers[pass % 2], static_cast<unsigned>(blocks), stream);
+  std::optional<host_slot> slot;
+  if (device_result == nullptr) slot.emplace("sum");
+  Acc* result = slot ? static_cast<Acc*>(slot->get()) : device_result;
+  {
+    const scratch lease = acquire_scratch((first_blocks + second_blocks) * sizeof(Acc),
+                                          detail::with_explicit_stream(policy), "sum");
+    Acc* buffers[2] = {static_cast<Acc*>(lease.device()), static_cast<Acc*>(lease.device()) + first_blocks};
+    std::size_t blocks = first_blocks;
+    launch(stage, x, n, blocks == 1 ? result : buffers[0], static_cast<unsigned>(blocks), stream);
+    for (int pass = 1; blocks > 1; ++pass) {
+      const std::size_t partials = blocks;
+      blocks = next_blocks(partials);
+      launch(stage, static_cast<const Acc*>(buffers[(pass + 1) % 2]), partials,
+             blocks == 1 ? result : buffers[pass % 2], static_cast<unsigned>(blocks), stream);
+    }
   }
-  if (device_result != nullptr) return Acc{};
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (!slot) return Acc{};
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "sum");
   return *result;
 }
 

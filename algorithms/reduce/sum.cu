@@ -1,49 +1,50 @@
-// sum and mean: the reduction every other one is a variation of. sum runs the reduction
-// progression (progression.cuh) besides the implementations of <prism/reduce.cuh>.
+// SPDX-License-Identifier: Apache-2.0
+// sum: the reduction every other one is a variation of, and the lesson's stages beside it
+// (progression.cuh).
 #include "operations.cuh"
 #include "progression.cuh"
 
-namespace prism {
-namespace {
+namespace prism::detail {
 
-template <class T>
-sum_type<T> sum_to(input<T> x, sum_type<T>* result, cudaStream_t stream, impl which) {
+template <reduce_element T>
+sum_type<T> sum(const execution_policy& policy, span<const T> x, span<sum_type<T>>* into) {
   using Acc = sum_type<T>;
-  if (progression::is_step(which)) {
-    detail::require_inputs(std::tuple{x}, which, "sum");
-    if (x.empty()) return detail::reduce<Acc>(operations::with_index(operations::convert<Acc>{}),
-                                              reduction::plus<Acc>{}, Acc(0), reduction::no_finalize{},
-                                              result, 0, stream, impl::raw, "sum", x.data());
-    return progression::sum<Acc>(which, x.data(), x.size(), result, stream);
+  return run("sum", policy, with_index(functors::cast_to<Acc>{}), functors::plus<Acc>{}, Acc(0),
+             functors::no_finalize{}, into, x);
+}
+
+// A stage of the lesson: the checks of a GPU implementation (its kernels run on device memory),
+// then the stage's passes.
+template <reduce_element T>
+sum_type<T> sum_by_stage(reduce_stage stage, const execution_policy& policy, span<const T> x,
+                         span<sum_type<T>>* into) {
+  using Acc = sum_type<T>;
+  const execution_policy gpu = policy.with(impl::raw);
+  if (into != nullptr) {
+    require_size(1, into->size(), "sum", "the result");
+    prepare("sum", reduce_family, gpu, {array_ref::input(x, "the input"), array_ref::output_of(*into, "the result")},
+            x.size_bytes());
+  } else {
+    prepare("sum", reduce_family, gpu, {array_ref::input(x, "the input")}, x.size_bytes());
+    require_not_capturing(policy.stream(), "sum");
   }
-  return operations::run("sum", operations::with_index(operations::convert<Acc>{}),
-                         reduction::plus<Acc>{}, Acc(0), reduction::no_finalize{}, result, stream,
-                         which, x);
+  if (x.empty()) return sum<T>(gpu, x, into);
+  return translate_errors("sum", [&] {
+    return progression::sum<Acc>(stage, policy, x.data(), x.size(), into ? into->data() : nullptr);
+  });
 }
 
-}  // namespace
+template float sum<float>(const execution_policy&, span<const float>, span<float>*);
+template double sum<double>(const execution_policy&, span<const double>, span<double>*);
+template std::int64_t sum<std::int32_t>(const execution_policy&, span<const std::int32_t>, span<std::int64_t>*);
+template std::int64_t sum<std::int64_t>(const execution_policy&, span<const std::int64_t>, span<std::int64_t>*);
+template std::uint64_t sum<std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint64_t>*);
+template std::uint64_t sum<std::uint64_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint64_t>*);
+template float sum_by_stage<float>(reduce_stage, const execution_policy&, span<const float>, span<float>*);
+template double sum_by_stage<double>(reduce_stage, const execution_policy&, span<const double>, span<double>*);
+template std::int64_t sum_by_stage<std::int32_t>(reduce_stage, const execution_policy&, span<const std::int32_t>, span<std::int64_t>*);
+template std::int64_t sum_by_stage<std::int64_t>(reduce_stage, const execution_policy&, span<const std::int64_t>, span<std::int64_t>*);
+template std::uint64_t sum_by_stage<std::uint32_t>(reduce_stage, const execution_policy&, span<const std::uint32_t>, span<std::uint64_t>*);
+template std::uint64_t sum_by_stage<std::uint64_t>(reduce_stage, const execution_policy&, span<const std::uint64_t>, span<std::uint64_t>*);
 
-template <reduce_element T>
-sum_type<T> sum(input<T> x, cudaStream_t stream, impl which) {
-  return sum_to<T>(x, nullptr, stream, which);
-}
-
-template <reduce_element T>
-void sum(input<T> x, span<sum_type<T>> result, cudaStream_t stream, impl which) {
-  sum_to<T>(x, operations::result_of(result, which, "sum"), stream, which);
-}
-
-template float sum<float>(input<float>, cudaStream_t, impl);
-template double sum<double>(input<double>, cudaStream_t, impl);
-template std::int64_t sum<std::int32_t>(input<std::int32_t>, cudaStream_t, impl);
-template std::int64_t sum<std::int64_t>(input<std::int64_t>, cudaStream_t, impl);
-template std::uint64_t sum<std::uint32_t>(input<std::uint32_t>, cudaStream_t, impl);
-template std::uint64_t sum<std::uint64_t>(input<std::uint64_t>, cudaStream_t, impl);
-template void sum<float>(input<float>, span<float>, cudaStream_t, impl);
-template void sum<double>(input<double>, span<double>, cudaStream_t, impl);
-template void sum<std::int32_t>(input<std::int32_t>, span<std::int64_t>, cudaStream_t, impl);
-template void sum<std::int64_t>(input<std::int64_t>, span<std::int64_t>, cudaStream_t, impl);
-template void sum<std::uint32_t>(input<std::uint32_t>, span<std::uint64_t>, cudaStream_t, impl);
-template void sum<std::uint64_t>(input<std::uint64_t>, span<std::uint64_t>, cudaStream_t, impl);
-
-}  // namespace prism
+}  // namespace prism::detail

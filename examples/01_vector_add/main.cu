@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lesson 1: add two vectors on the GPU.
 //
 // The classic first GPU program adds [1, 2, 3] and [4, 5, 6]. The steps are always the same:
@@ -24,20 +25,23 @@ __global__ void add_kernel(const float* a, const float* b, float* out, std::size
   if (i < n) out[i] = a[i] + b[i];
 }
 
-void print(const char* how, const std::vector<float>& v) {
-  std::printf("%-22s [%g, %g, %g]\n", how, v[0], v[1], v[2]);
+// Prints a result and checks it: [1, 2, 3] + [4, 5, 6] is [5, 7, 9], exactly, in any implementation.
+bool print_and_check(const char* how, const std::vector<float>& v) {
+  const bool right = v == std::vector<float>{5, 7, 9};
+  std::printf("%-22s [%g, %g, %g]%s\n", how, v[0], v[1], v[2], right ? "" : "   WRONG: want [5, 7, 9]");
+  return right;
 }
 
 int main() {
   const std::vector<float> a{1, 2, 3}, b{4, 5, 6};
   const std::size_t n = a.size();
+  bool ok = true;
 
   if (!prism::gpu_available()) {
     // No GPU: prism's cpu implementation runs the same Thrust algorithm on the host (OpenMP).
     std::vector<float> out(n);
-    prism::add<float>(a, b, out, nullptr, prism::impl::cpu);
-    print("prism (cpu, no GPU):", out);
-    return 0;
+    prism::add(a, b, out);  // host memory: prism runs its cpu implementation
+    return print_and_check("prism (cpu, no GPU):", out) ? 0 : 1;
   }
 
   // 1. Thrust. device_vector allocates device memory and copies the host data in; transform
@@ -48,7 +52,7 @@ int main() {
     thrust::transform(d_a.begin(), d_a.end(), d_b.begin(), d_out.begin(), thrust::plus<float>());
     std::vector<float> out(n);
     thrust::copy(d_out.begin(), d_out.end(), out.begin());
-    print("thrust:", out);
+    ok &= print_and_check("thrust:", out);
   }
 
   // 2. By hand: every step is ours, so every step is checked.
@@ -72,7 +76,7 @@ int main() {
     // Copy the result back: cudaMemcpy waits for the kernel to finish first.
     std::vector<float> out(n);
     prism::check(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    print("hand-written kernel:", out);
+    ok &= print_and_check("hand-written kernel:", out);
     prism::check(cudaFree(d_a), "cudaFree");
     prism::check(cudaFree(d_b), "cudaFree");
     prism::check(cudaFree(d_out), "cudaFree");
@@ -83,8 +87,8 @@ int main() {
   //    std::invalid_argument (a host pointer passed where device memory is needed, say).
   {
     prism::device_buffer<float> d_a(a), d_b(b), d_out(n);
-    prism::add<float>(d_a, d_b, d_out);
-    print("prism:", d_out.to_host());
+    prism::add(d_a, d_b, d_out);
+    ok &= print_and_check("prism:", d_out.to_host());
   }
-  return 0;
+  return ok ? 0 : 1;
 }

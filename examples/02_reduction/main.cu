@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lesson 2: add up 2^26 floats, seven ways, each faster than the last.
 //
 // A reduction reads every element once and writes one value: its speed limit is how fast the
 // GPU reads memory. The classic lesson (prism's algorithms/reduce/progression.cuh has the kernels,
 // each with a comment on what it changes) starts from a tree in shared memory and removes one
-// bottleneck per step; prism registers every step as an implementation of prism::sum, so this
-// program only has to walk the list and time each one. Expect the first steps to be limited by
+// bottleneck per step; prism registers every step as the lesson of prism::sum (reduce_lesson), so
+// this program only has to walk the list and time each one, then the implementations. Expect the first steps to be limited by
 // instructions and synchronization (a few hundred GB/s), and the last ones, raw and cub, to come
 // close to the device-to-device copy rate printed first.
 #include <prism/buffer.hpp>
@@ -39,21 +40,41 @@ double median_seconds(Call&& call, int repeats = 21) {
   return ms[repeats / 2] / 1e3;
 }
 
+// Sums of 2^26 ones: every GPU implementation and stage adds in trees of short partial sums, all
+// exact in float, so each must give n exactly; that is this program's check.
+bool report(const char* how, double gb_per_s, float sum, float want) {
+  const bool right = sum == want;
+  std::printf("%-30s %10.1f GB/s   sum = %.0f%s\n", how, gb_per_s, sum, right ? "" : "   WRONG");
+  return right;
+}
+
+// The cpu implementation adds each OpenMP thread's chunk in one long running sum: a float stops
+// counting ones at 2^24 = 16777216 (1 more rounds back down), so a chunk past 2^24 elements comes
+// out short. The same ones summed as doubles (53-bit significand) are exact.
+bool cpu_sums(const std::vector<float>& ones) {
+  const auto begin = std::chrono::steady_clock::now();
+  const float s = prism::sum(ones);  // host memory: the cpu implementation
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const std::vector<double> wide(ones.size(), 1.0);
+  const double exact = prism::sum(wide);
+  std::printf("%-30s %10.1f GB/s   sum = %.0f\n", "cpu (float)", ones.size() * 4.0 / seconds / 1e9, s);
+  std::printf("%-30s %10s        sum = %.0f\n", "cpu (double)", "", exact);
+  if (s != exact) {
+    std::printf("  The float sum is short: a float stops counting ones at 2^24, and the cpu adds each\n"
+                "  thread's chunk in one running sum; the double sum (and every GPU tree) is exact.\n");
+  }
+  // The float sum cannot be above n nor below 2^24 per chunk; the double sum is exact.
+  return exact == double(ones.size()) && s <= exact && s >= 16777216.0f;
+}
+
 int main() {
   const std::size_t n = std::size_t{1} << 26;
   const double bytes = n * sizeof(float);
-  // 1.0 everywhere: the exact sum is n = 67108864. Each implementation adds in its own order, and
-  // a float stops counting ones at 2^24 = 16777216: an order that builds one long running sum
-  // (cpu, in one chunk per OpenMP thread) loses ones there, while trees of short sums stay exact.
   const std::vector<float> host(n, 1.0f);
-
+  bool ok = cpu_sums(host);
   if (!prism::gpu_available()) {
-    const auto begin = std::chrono::steady_clock::now();
-    const float s = prism::sum<float>(host, nullptr, prism::impl::cpu);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     std::printf("no GPU here: only the cpu implementation runs (Thrust on OpenMP)\n");
-    std::printf("%-30s %10.1f GB/s   sum = %.0f\n", "cpu", bytes / seconds / 1e9, s);
-    return 0;
+    return ok ? 0 : 1;
   }
 
   prism::device_buffer<float> x(host), copy(n);
@@ -65,21 +86,17 @@ int main() {
   std::printf("%-30s %10.1f GB/s   (read + write: the ceiling)\n", "cudaMemcpy device to device",
               2 * bytes / copy_seconds / 1e9);
 
-  for (prism::impl which : prism::sum_implementations()) {
-    if (which == prism::impl::automatic) continue;
-    double seconds = 0;
-    float s = 0;
-    if (which == prism::impl::cpu) {
-      const auto begin = std::chrono::steady_clock::now();
-      s = prism::sum<float>(host, nullptr, which);
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    } else {
-      // Into device memory, so that the time is the reduction's alone; then the value, once.
-      seconds = median_seconds([&] { prism::sum<float>(x.view(), result.view(), nullptr, which); });
-      s = prism::sum<float>(x.view(), nullptr, which);
-    }
-    std::printf("%-30s %10.1f GB/s   sum = %.0f\n", std::string(prism::name(which)).c_str(),
-                bytes / seconds / 1e9, s);
+  // Into device memory, so that the time is the reduction's alone; then the value, once.
+  for (prism::reduce_stage stage : prism::reduce_lesson) {
+    const double seconds = median_seconds([&] { prism::sum(stage, prism::par, x, result); });
+    const std::string how = "lesson: " + std::string(prism::name(stage));
+    ok &= report(how.c_str(), bytes / seconds / 1e9, prism::sum(stage, prism::par, x), float(n));
   }
-  return 0;
+  for (prism::impl which : prism::reduce_implementations) {
+    if (which == prism::impl::cpu) continue;
+    const auto policy = prism::par.with(which);
+    const double seconds = median_seconds([&] { prism::sum(policy, x, result); });
+    ok &= report(std::string(prism::name(which)).c_str(), bytes / seconds / 1e9, prism::sum(policy, x), float(n));
+  }
+  return ok ? 0 : 1;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lesson 3: your own element-wise operation, in every implementation, in one pass.
 //
 // y = a*x^2 + b written with the library's operations takes three passes over memory
@@ -11,7 +12,7 @@
 // Thrust and CUB take their fast Hopper path (bulk copies into shared memory) for any functor:
 // prism::transform marks its arguments as copyable (cuda::proclaim_copyable_arguments).
 #include <prism/buffer.hpp>
-#include <prism/registry.hpp>
+#include <prism/elementwise.hpp>
 #include <prism/transform.cuh>
 
 #include <cmath>
@@ -48,9 +49,8 @@ int main() {
 
   // The cpu implementation runs anywhere, on host memory.
   std::vector<float> x(n), y(n);
-  prism::tabulate(ramp{1.0f / n}, prism::span<float>(x), nullptr, prism::impl::cpu);
-  prism::transform(f, prism::span<float>(y), std::tuple{prism::span<const float>(x)}, nullptr,
-                   prism::impl::cpu);
+  prism::tabulate(x, ramp{1.0f / n});  // host memory: the cpu implementation
+  prism::transform(x, y, f);
   std::printf("cpu        y = 2.5 x^2 - 1 over %zu elements, worst relative error %.1e\n", n,
               worst_error(x, y, f.a, f.b));
   bool ok = worst_error(x, y, f.a, f.b) < 1e-6;
@@ -64,13 +64,12 @@ int main() {
   prism::device_buffer<float> dx(n), dy(n);
   const float a = f.a, b = f.b;
   const auto lambda = [a, b] __device__(float v) { return a * v * v + b; };
-  for (prism::impl which : prism::elementwise_implementations()) {
-    if (prism::memory_of(which) == prism::memory::host) continue;
-    prism::tabulate(ramp{1.0f / n}, dx.view(), nullptr, which);
-    prism::transform(f, dy.view(), std::tuple{prism::span<const float>(dx.view())}, nullptr, which);
+  for (prism::impl which : prism::elementwise_implementations) {
+    if (which == prism::impl::cpu) continue;
+    prism::tabulate(prism::par.with(which), dx, ramp{1.0f / n});
+    prism::transform(prism::par.with(which), dx, dy, f);
     const double functor_error = worst_error(dx.to_host(), dy.to_host(), a, b);
-    prism::transform(lambda, dy.view(), std::tuple{prism::span<const float>(dx.view())}, nullptr,
-                     which);
+    prism::transform(prism::par.with(which), dx, dy, lambda);
     const double lambda_error = worst_error(dx.to_host(), dy.to_host(), a, b);
     std::printf("%-10s functor: worst relative error %.1e; device lambda: %.1e\n",
                 std::string(prism::name(which)).c_str(), functor_error, lambda_error);

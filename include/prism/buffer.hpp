@@ -1,13 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // prism::device_buffer<T>: owns `size` elements of device memory on the device that was current
-// when it was made. Move-only; converts to prism::span without copying. Usable from plain C++.
+// when it was made. Move-only; an array like any other (prism::add(a, b, out) takes it), and
+// converts to prism::span without copying. Usable from plain C++.
 #include <prism/error.hpp>
 #include <prism/span.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <source_location>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -21,29 +25,25 @@ inline bool gpu_available() noexcept {
   return ok;
 }
 
-// The number of multiprocessors of the current device: what a grid that fills the GPU once is
-// sized from.
-inline int multiprocessor_count() {
-  int device = 0, count = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
-        "cudaDeviceGetAttribute");
-  return count;
-}
-
 template <class T>
 class device_buffer {
  public:
+  using value_type = T;
+
   device_buffer() = default;
-  explicit device_buffer(std::size_t size) : size_(size) {
+  explicit device_buffer(std::size_t size,
+                         std::source_location where = std::source_location::current())
+      : size_(size) {
     if (size_ == 0) return;
     void* memory = nullptr;
-    check(cudaMalloc(&memory, size_ * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(&memory, size_ * sizeof(T)), "cudaMalloc", "device_buffer", where);
     data_ = static_cast<T*>(memory);
   }
-  // A device copy of host data.
-  explicit device_buffer(std::span<const T> host) : device_buffer(host.size()) {
-    copy_from(host);
+  // A device copy of host data: prism::device_buffer d(host_vector).
+  explicit device_buffer(std::span<const T> host,
+                         std::source_location where = std::source_location::current())
+      : device_buffer(host.size(), where) {
+    copy_from(host, where);
   }
   device_buffer(device_buffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
@@ -63,19 +63,23 @@ class device_buffer {
   span<T> view() const noexcept { return {data_, size_}; }
 
   // Blocking copies to and from host memory of the same size.
-  void copy_from(std::span<const T> host) {
+  void copy_from(std::span<const T> host,
+                 std::source_location where = std::source_location::current()) {
     if (host.size() != size_) throw std::invalid_argument("prism::device_buffer: size mismatch");
     if (size_ > 0)
-      check(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
+            "cudaMemcpy", "device_buffer::copy_from", where);
   }
-  void copy_to(std::span<T> host) const {
+  void copy_to(std::span<T> host,
+               std::source_location where = std::source_location::current()) const {
     if (host.size() != size_) throw std::invalid_argument("prism::device_buffer: size mismatch");
     if (size_ > 0)
-      check(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost),
+            "cudaMemcpy", "device_buffer::copy_to", where);
   }
-  std::vector<T> to_host() const {
+  std::vector<T> to_host(std::source_location where = std::source_location::current()) const {
     std::vector<T> host(size_);
-    copy_to(host);
+    copy_to(host, where);
     return host;
   }
 
@@ -83,5 +87,10 @@ class device_buffer {
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// prism::device_buffer d(host) deduces T from a host array.
+template <class C>
+  requires array_like<std::remove_reference_t<C>>
+device_buffer(C&&) -> device_buffer<std::remove_cv_t<element_t<C>>>;
 
 }  // namespace prism

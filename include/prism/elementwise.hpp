@@ -1,17 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The element-wise family, callable from plain C++: the standard operations on the standard
 // types are compiled into the library (algorithms/elementwise/). CUDA code can run the same
 // implementations on its own functors with <prism/transform.cuh>.
 //
-//   prism::add<float>(a, b, out);                            // fastest implementation, default stream
-//   prism::add<float>(a, b, out, stream, prism::impl::raw);  // a chosen one, on a stream
-//   prism::exp<__half>(x, y);                                // unary: y[i] = exp(x[i])
-//   prism::axpby<double>(2.0, x, -1.0, y, z);                // z[i] = 2 x[i] - y[i]
-//   prism::cast<__half>(x_float, y_half);                    // conversion
+//   prism::add(a, b, out);                                    // host arrays: cpu; device: fastest
+//   prism::add(prism::par.on(stream), a, b, out);             // on a stream
+//   prism::add(prism::par.with(prism::impl::raw), a, b, out); // a chosen implementation
+//   prism::exp(x, y);                                         // unary: y[i] = exp(x[i])
+//   prism::axpby(2.0, x, -1.0, y, z);                         // z[i] = 2 x[i] - y[i]
+//   prism::cast(x_float, y_half);                             // conversion
 //
-// Inputs convert from any span or container of T (thrust::device_vector, prism::device_buffer,
-// std::vector for impl::cpu); naming T picks the overload, or pass a prism::span<T> as `out`.
-// Every output may be one of its inputs exactly (in place) but may not overlap one partly.
+// Arrays are any contiguous arrays (std::vector, std::array, C arrays, std::span,
+// thrust::device_vector, prism::device_buffer, prism::span); the element type comes from the
+// output, and the inputs must have the same one. Every output may be one of its inputs exactly
+// (in place: same address, same bytes) but may not overlap any other array.
 //
 // Semantics, the same in every implementation (the cpu one included):
 // - Floating point: NaN and infinity propagate as IEEE 754 says. min and max return NaN when
@@ -28,18 +31,25 @@
 // - cast: float to integer truncates toward zero and saturates at the integer's range, NaN gives
 //   0 (CUDA's conversion, made the CPU's too); integer to float rounds to nearest; to __half and
 //   __nv_bfloat16 rounds to nearest even, overflowing to infinity.
-#include <prism/registry.hpp>
+#include <prism/dispatch.hpp>
+#include <prism/execution.hpp>
 #include <prism/span.hpp>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
 namespace prism {
+
+// The family's registry and its `automatic` table (device memory; host memory runs cpu).
+// raw measured at or above cub for every operation, type and size (docs/benchmarks/elementwise.md).
+inline constexpr impl elementwise_implementations[] = {impl::cpu, impl::thrust, impl::raw_naive,
+                                                       impl::raw, impl::cub};
+inline constexpr automatic_row elementwise_automatic[] = {{0, impl::raw}};
+inline constexpr family elementwise_family{elementwise_implementations, elementwise_automatic};
 
 // ---- element types --------------------------------------------------------------------------
 
@@ -67,7 +77,7 @@ concept signed_element = floating_point_element<T> || std::is_same_v<T, std::int
 template <arithmetic_element T>
 using scalar = std::conditional_t<half_precision_element<T>, float, T>;
 
-// The conversions compiled into the library for cast<To>(from): every pair of distinct floating
+// The conversions compiled into the library for cast(from, to): every pair of distinct floating
 // types, every integer type to and from float and double, and int32 <-> int64, uint32 <-> uint64.
 template <class From, class To>
 concept castable =
@@ -91,202 +101,268 @@ namespace detail {
 // at run time. Compiled for every arithmetic_element (one explicit instantiation of the struct).
 template <arithmetic_element T>
 struct elementwise {
-  static void binary(binary_op op, span<const T> a, span<const T> b, span<T> out,
-                     cudaStream_t stream, impl which);
+  static void binary(const execution_policy& policy, binary_op op, span<const T> a,
+                     span<const T> b, span<T> out);
   // p and q are the operation's parameters: scale's alpha, clamp's lo and hi.
-  static void unary(unary_op op, span<const T> x, span<T> out, scalar<T> p, scalar<T> q,
-                    cudaStream_t stream, impl which);
-  static void axpby(scalar<T> alpha, span<const T> x, scalar<T> beta, span<const T> y, span<T> out,
-                    cudaStream_t stream, impl which, const char* algorithm);
-  static void fma(span<const T> a, span<const T> b, span<const T> c, span<T> out,
-                  cudaStream_t stream, impl which);
-  static void where(span<const std::uint8_t> condition, span<const T> a, span<const T> b,
-                    span<T> out, cudaStream_t stream, impl which);
-  static void generate(generator_op op, span<T> out, scalar<T> start, scalar<T> step,
-                       cudaStream_t stream, impl which);
+  static void unary(const execution_policy& policy, unary_op op, span<const T> x, span<T> out,
+                    scalar<T> p, scalar<T> q);
+  static void axpby(const execution_policy& policy, const char* algorithm, scalar<T> alpha,
+                    span<const T> x, scalar<T> beta, span<const T> y, span<T> out);
+  static void fma(const execution_policy& policy, span<const T> a, span<const T> b,
+                  span<const T> c, span<T> out);
+  static void where(const execution_policy& policy, span<const std::uint8_t> condition,
+                    span<const T> a, span<const T> b, span<T> out);
+  static void generate(const execution_policy& policy, generator_op op, span<T> out,
+                       scalar<T> start, scalar<T> step);
 };
 
 template <class From, class To>
   requires castable<From, To>
 struct conversion {
-  static void cast(span<const From> in, span<To> out, cudaStream_t stream, impl which);
+  static void cast(const execution_policy& policy, span<const From> in, span<To> out);
 };
 
-template <class C>
-using element_of = std::remove_cv_t<typename decltype(span{std::declval<C&>()})::element_type>;
 }  // namespace detail
 
+// An output array of an element type the library has, and inputs of the same type.
+template <class O>
+concept elementwise_output =
+    array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>> &&
+    arithmetic_element<value_t<O>>;
+template <class O, class... In>
+concept elementwise_arrays = elementwise_output<O> && (array_of<In, value_t<O>> && ...);
+
+// The scalar parameter type of an operation writing O.
+template <class O>
+using scalar_of = scalar<value_t<O>>;
+
 // ---- binary ---------------------------------------------------------------------------------
+// Each operation: with a policy first, or without (par: automatic, the default stream).
 
 // out[i] = a[i] + b[i].
-template <arithmetic_element T>
-void add(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::add, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void add(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::add, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = a[i] - b[i].
-template <arithmetic_element T>
-void sub(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::sub, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void sub(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::sub, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = a[i] * b[i].
-template <arithmetic_element T>
-void mul(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::mul, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void mul(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::mul, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0.
-template <arithmetic_element T>
-void div(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::div, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void div(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::div, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = the smaller of a[i] and b[i] (NaN if either is NaN).
-template <arithmetic_element T>
-void min(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::min, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void min(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::min, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = the larger of a[i] and b[i] (NaN if either is NaN).
-template <arithmetic_element T>
-void max(input<T> a, input<T> b, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::binary(binary_op::max, a, b, out, stream, which);
+template <class A, class B, class O>
+  requires elementwise_arrays<O, A, B>
+void max(const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary_op::max, input_span(a), input_span(b), output_span(out));
 }
 // out[i] = alpha * x[i] + beta * y[i].
-template <arithmetic_element T>
-void axpby(scalar<T> alpha, input<T> x, scalar<T> beta, input<T> y, span<T> out,
-           cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::axpby(alpha, x, beta, y, out, stream, which, "axpby");
+template <class X, class Y, class O>
+  requires elementwise_arrays<O, X, Y>
+void axpby(const execution_policy& policy, scalar_of<O> alpha, X&& x, scalar_of<O> beta, Y&& y,
+           O&& out) {
+  detail::elementwise<value_t<O>>::axpby(policy, "axpby", alpha, input_span(x), beta, input_span(y), output_span(out));
 }
 // y[i] = alpha * x[i] + y[i], in place (BLAS axpy).
-template <arithmetic_element T>
-void axpy(scalar<T> alpha, input<T> x, span<T> y, cudaStream_t stream = nullptr,
-          impl which = impl::automatic) {
-  detail::elementwise<T>::axpby(alpha, x, scalar<T>(1), y, y, stream, which, "axpy");
+template <class X, class Y>
+  requires elementwise_arrays<Y, X>
+void axpy(const execution_policy& policy, scalar_of<Y> alpha, X&& x, Y&& y) {
+  detail::elementwise<value_t<Y>>::axpby(policy, "axpy", alpha, input_span(x), scalar_of<Y>(1), input_span(y), output_span(y));
 }
 // out[i] = a[i] * b[i] + c[i], rounded once for float and double.
-template <arithmetic_element T>
-void fma(input<T> a, input<T> b, input<T> c, span<T> out, cudaStream_t stream = nullptr,
-         impl which = impl::automatic) {
-  detail::elementwise<T>::fma(a, b, c, out, stream, which);
+template <class A, class B, class C, class O>
+  requires elementwise_arrays<O, A, B, C>
+void fma(const execution_policy& policy, A&& a, B&& b, C&& c, O&& out) {
+  detail::elementwise<value_t<O>>::fma(policy, input_span(a), input_span(b), input_span(c), output_span(out));
 }
-// out[i] = condition[i] ? a[i] : b[i]; a condition byte is true when it is not zero.
-template <arithmetic_element T>
-void where(input<std::uint8_t> condition, input<T> a, input<T> b, span<T> out,
-           cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::where(condition, a, b, out, stream, which);
-}
-template <arithmetic_element T>
-void where(input<bool> condition, input<T> a, input<T> b, span<T> out,
-           cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  // bool is one byte holding 0 or 1 on every platform CUDA supports.
-  static_assert(sizeof(bool) == 1);
-  const span<const std::uint8_t> bytes{reinterpret_cast<const std::uint8_t*>(condition.data()),
-                                       condition.size()};
-  detail::elementwise<T>::where(bytes, a, b, out, stream, which);
+// out[i] = condition[i] ? a[i] : b[i]; the condition is bytes (uint8_t or bool), true when not 0.
+template <class M, class A, class B, class O>
+  requires elementwise_arrays<O, A, B> && (array_of<M, std::uint8_t> || array_of<M, bool>)
+void where(const execution_policy& policy, M&& condition, A&& a, B&& b, O&& out) {
+  static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
+  const auto mask = input_span(condition);
+  const span<const std::uint8_t> bytes{reinterpret_cast<const std::uint8_t*>(mask.data()), mask.size()};
+  detail::elementwise<value_t<O>>::where(policy, bytes, input_span(a), input_span(b), output_span(out));
 }
 
 // ---- unary ----------------------------------------------------------------------------------
 
+template <class X, class O>
+concept unary_arrays = elementwise_arrays<O, X>;
+
+namespace detail {
+template <class X, class O>
+void unary(const execution_policy& policy, unary_op op, X&& x, O&& out, scalar_of<O> p = {},
+           scalar_of<O> q = {}) {
+  elementwise<value_t<O>>::unary(policy, op, input_span(x), output_span(out), p, q);
+}
+}  // namespace detail
+
 // out[i] = -x[i].
-template <signed_element T>
-void negate(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::negate, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && signed_element<value_t<O>>
+void negate(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::negate, x, out); }
 // out[i] = |x[i]|.
-template <signed_element T>
-void abs(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::abs, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && signed_element<value_t<O>>
+void abs(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::abs, x, out); }
 // out[i] = x[i] * x[i].
-template <arithmetic_element T>
-void square(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::square, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O>
+void square(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::square, x, out); }
 // out[i] = max(x[i], 0).
-template <signed_element T>
-void relu(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::relu, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && signed_element<value_t<O>>
+void relu(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::relu, x, out); }
 // out[i] = alpha * x[i].
-template <arithmetic_element T>
-void scale(scalar<T> alpha, input<T> x, span<T> out, cudaStream_t stream = nullptr,
-           impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::scale, x, out, alpha, {}, stream, which);
+template <class X, class O>
+  requires unary_arrays<X, O>
+void scale(const execution_policy& policy, scalar_of<O> alpha, X&& x, O&& out) {
+  detail::unary(policy, unary_op::scale, x, out, alpha);
 }
 // out[i] = x[i] limited to [lo, hi]; lo > hi throws std::invalid_argument.
-template <arithmetic_element T>
-void clamp(input<T> x, span<T> out, scalar<T> lo, scalar<T> hi, cudaStream_t stream = nullptr,
-           impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::clamp, x, out, lo, hi, stream, which);
+template <class X, class O>
+  requires unary_arrays<X, O>
+void clamp(const execution_policy& policy, X&& x, O&& out, scalar_of<O> lo, scalar_of<O> hi) {
+  detail::unary(policy, unary_op::clamp, x, out, lo, hi);
 }
 // out[i] = x[i].
-template <arithmetic_element T>
-void copy(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::copy, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O>
+void copy(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::copy, x, out); }
 
 // The floating-point functions: out[i] = f(x[i]).
-template <floating_point_element T>
-void sqrt(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::sqrt, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sqrt(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sqrt, x, out); }
 // 1 / sqrt(x).
-template <floating_point_element T>
-void rsqrt(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::rsqrt, x, out, {}, {}, stream, which);
-}
-template <floating_point_element T>
-void exp(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::exp, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void rsqrt(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::rsqrt, x, out); }
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void exp(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::exp, x, out); }
 // The natural logarithm.
-template <floating_point_element T>
-void log(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::log, x, out, {}, {}, stream, which);
-}
-template <floating_point_element T>
-void sin(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::sin, x, out, {}, {}, stream, which);
-}
-template <floating_point_element T>
-void cos(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::cos, x, out, {}, {}, stream, which);
-}
-template <floating_point_element T>
-void tanh(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::tanh, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void log(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::log, x, out); }
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sin(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sin, x, out); }
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void cos(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::cos, x, out); }
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void tanh(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::tanh, x, out); }
 // 1 / (1 + exp(-x)).
-template <floating_point_element T>
-void sigmoid(input<T> x, span<T> out, cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::unary(unary_op::sigmoid, x, out, {}, {}, stream, which);
-}
+template <class X, class O>
+  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sigmoid(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sigmoid, x, out); }
 
-// out[i] = x[i] converted to To: prism::cast<__half>(floats, halves).
-template <class To, class From>
-  requires castable<detail::element_of<const From>, To>
-void cast(const From& in, span<To> out, cudaStream_t stream = nullptr,
-          impl which = impl::automatic) {
-  using F = detail::element_of<const From>;
-  detail::conversion<F, To>::cast(span<const F>(span{in}), out, stream, which);
+// out[i] = x[i] converted to out's type: prism::cast(floats, halves).
+template <class X, class O>
+  requires elementwise_output<O> && castable<value_t<X>, value_t<O>>
+void cast(const execution_policy& policy, X&& in, O&& out) {
+  detail::conversion<value_t<X>, value_t<O>>::cast(policy, input_span(in), output_span(out));
 }
 
 // ---- generators -----------------------------------------------------------------------------
 
 // out[i] = value.
-template <arithmetic_element T>
-void fill(span<T> out, scalar<T> value, cudaStream_t stream = nullptr,
-          impl which = impl::automatic) {
-  detail::elementwise<T>::generate(generator_op::fill, out, value, {}, stream, which);
+template <class O>
+  requires elementwise_output<O>
+void fill(const execution_policy& policy, O&& out, scalar_of<O> value) {
+  detail::elementwise<value_t<O>>::generate(policy, generator_op::fill, output_span(out), value, {});
 }
 // out[i] = start + i * step, computed in scalar<T> (integers wrap).
-template <arithmetic_element T>
-void sequence(span<T> out, scalar<T> start, scalar<T> step = scalar<T>(1),
-              cudaStream_t stream = nullptr, impl which = impl::automatic) {
-  detail::elementwise<T>::generate(generator_op::sequence, out, start, step, stream, which);
+template <class O>
+  requires elementwise_output<O>
+void sequence(const execution_policy& policy, O&& out, scalar_of<O> start,
+              scalar_of<O> step = scalar_of<O>(1)) {
+  detail::elementwise<value_t<O>>::generate(policy, generator_op::sequence, output_span(out), start, step);
+}
+
+// ---- the same without a policy: automatic, on the default stream ------------------------------
+
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void add(A&& a, B&& b, O&& out) { add(par, a, b, out); }
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void sub(A&& a, B&& b, O&& out) { sub(par, a, b, out); }
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void mul(A&& a, B&& b, O&& out) { mul(par, a, b, out); }
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void div(A&& a, B&& b, O&& out) { div(par, a, b, out); }
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void min(A&& a, B&& b, O&& out) { min(par, a, b, out); }
+template <class A, class B, class O> requires elementwise_arrays<O, A, B>
+void max(A&& a, B&& b, O&& out) { max(par, a, b, out); }
+template <class X, class Y, class O> requires elementwise_arrays<O, X, Y>
+void axpby(scalar_of<O> alpha, X&& x, scalar_of<O> beta, Y&& y, O&& out) { axpby(par, alpha, x, beta, y, out); }
+template <class X, class Y> requires elementwise_arrays<Y, X>
+void axpy(scalar_of<Y> alpha, X&& x, Y&& y) { axpy(par, alpha, x, y); }
+template <class A, class B, class C, class O> requires elementwise_arrays<O, A, B, C>
+void fma(A&& a, B&& b, C&& c, O&& out) { fma(par, a, b, c, out); }
+template <class M, class A, class B, class O>
+  requires elementwise_arrays<O, A, B> && (array_of<M, std::uint8_t> || array_of<M, bool>)
+void where(M&& condition, A&& a, B&& b, O&& out) { where(par, condition, a, b, out); }
+template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
+void negate(X&& x, O&& out) { negate(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
+void abs(X&& x, O&& out) { abs(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O>
+void square(X&& x, O&& out) { square(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
+void relu(X&& x, O&& out) { relu(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O>
+void scale(scalar_of<O> alpha, X&& x, O&& out) { scale(par, alpha, x, out); }
+template <class X, class O> requires unary_arrays<X, O>
+void clamp(X&& x, O&& out, scalar_of<O> lo, scalar_of<O> hi) { clamp(par, x, out, lo, hi); }
+template <class X, class O> requires unary_arrays<X, O>
+void copy(X&& x, O&& out) { copy(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sqrt(X&& x, O&& out) { sqrt(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void rsqrt(X&& x, O&& out) { rsqrt(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void exp(X&& x, O&& out) { exp(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void log(X&& x, O&& out) { log(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sin(X&& x, O&& out) { sin(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void cos(X&& x, O&& out) { cos(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void tanh(X&& x, O&& out) { tanh(par, x, out); }
+template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
+void sigmoid(X&& x, O&& out) { sigmoid(par, x, out); }
+template <class X, class O>
+  requires elementwise_output<O> && castable<value_t<X>, value_t<O>>
+void cast(X&& in, O&& out) { cast(par, in, out); }
+template <class O> requires elementwise_output<O>
+void fill(O&& out, scalar_of<O> value) { fill(par, out, value); }
+template <class O> requires elementwise_output<O>
+void sequence(O&& out, scalar_of<O> start, scalar_of<O> step = scalar_of<O>(1)) {
+  sequence(par, out, start, step);
 }
 
 }  // namespace prism

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // prism::transform_reduce: op(f(x[0]), f(x[1]), ..., f(x[n-1])) for any device functor f and any
 // associative, commutative operator op with an identity, in every implementation.
@@ -5,194 +6,71 @@
 // The generic layer under the whole reduction family: sum is (identity, plus), dot is
 // (multiply, plus), argmin is ((value, index), the smaller value or the smaller index), variance is
 // (one-element moments, Chan's combine), each one call of this template. CUDA translation units
-// can call it with their own functors and types.
+// can call it with their own functors and accumulators (any trivially copyable type: a bool, a
+// __half, a struct):
 //
-//   float s = prism::transform_reduce(square{}, prism::reduction::plus<float>{}, 0.0f,
-//                                     std::tuple{x}, stream);             // to the host
-//   prism::transform_reduce(square{}, plus, 0.0f, std::tuple{x}, result, stream); // to the device
+//   float s = prism::transform_reduce(x, 0.0f, prism::functors::plus<float>{}, square{});
+//   prism::transform_reduce(prism::par.on(stream), prism::inputs(a, b), result, 0.0, plus, f);
 //
 // Contract. `identity` must satisfy op(identity, v) == v: every implementation seeds many partial
 // results with it. op must be associative and commutative (the implementations regroup and
-// reorder). f and op must be __host__ __device__ for impl::cpu; a __device__-only lambda runs on
-// the GPU implementations if it names its return type (`[] __device__(float x) -> float`), which
-// CUB and Thrust must know on the host. f may take the element's index first (f(i, x...)): pass
-// it through prism::indexed(f).
+// reorder). f and op must be __host__ __device__ for impl::cpu (a __device__-only lambda in
+// either is refused there); a __device__-only lambda runs on the GPU implementations if it names
+// its return type (`[] __device__(float x) -> float`), which CUB and Thrust must know on the
+// host. f may take the element's index first (f(i, x...)): pass it through prism::indexed(f).
 //
-// Result delivery. To the host, the call returns the value and waits for the stream (the work
-// before it on the stream included: a reduction cannot finish earlier); the GPU implementations
-// write the result straight into the stream's pinned host slot, no separate copy. To a device
-// pointer, nothing waits, except in impl::thrust (below).
+// Result delivery. Returned, the call waits for the stream (the work before it on the stream
+// included: a reduction cannot finish earlier); the GPU implementations write the result straight
+// into pinned host memory, no separate copy; a capturing stream is refused (a graph cannot
+// return a value). Into a one-element array `result` (device memory; host memory for cpu),
+// nothing waits, except in impl::thrust (below), and the call may be captured into a graph.
 //
-// The implementations:
+// The implementations (figures: docs/benchmarks/reduce.md):
 //   cpu     the same Thrust calls as thrust, through Thrust's OpenMP system, on host memory.
 //   thrust  thrust::reduce (transform_reduce where f changes the elements) on the caller's stream,
-//           temporary storage from prism's cache.
-//           Thrust's reduce always synchronizes and copies its result to (pageable) host memory,
-//           about 15 us a call on H200 whatever n; to a device pointer the value then goes back
-//           as a launch argument: the only implementation whose device delivery waits.
+//           temporary storage from prism's scratch. Thrust's reduce always synchronizes and copies
+//           its result to (pageable) host memory; to a device array the value then goes back as a
+//           launch argument: the only implementation whose device delivery waits, and the only
+//           one that cannot be captured.
 //   cub     cub::DeviceReduce::Reduce (TransformReduce where f changes the elements): two
 //           launches, no atomics. Vector loads only for a single input without the index (CUB
 //           vectorizes raw pointers, not fancy iterators).
 //   raw     one launch: 16-byte vector loads, four vectors in flight per thread, a grid of as
-//           many 256-thread blocks as fit on the GPU at once, warp shuffles and a block reduce,
-//           and a last-block combine: the last block to finish reduces every block's partial in
-//           a fixed order. Its arrival counter is the cache's self-clearing one: no memset launch.
+//           many blocks as fit on the GPU at once, warp shuffles and a block reduce, and the
+//           last-block combine (<prism/primitives/last_block.cuh>), whose arrival counter is the
+//           scratch's zeroed word: no memset launch.
 // Determinism. Every implementation combines in an order fixed by n (and, for raw, by the number
 // of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
-// floating-point results are run-to-run
-// identical for the same input on the same device, and differ between implementations.
-#include <prism/arithmetic.cuh>
-#include <prism/buffer.hpp>
-#include <prism/device_lambda.cuh>
-#include <prism/error.hpp>
-#include <prism/memory.hpp>
-#include <prism/registry.hpp>
+// floating-point results are run-to-run identical for the same input on the same device, and
+// differ between implementations.
+#include <prism/dispatch.cuh>
+#include <prism/functors.cuh>
+#include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/last_block.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/vector_access.cuh>
+#include <prism/reduce.hpp>
+#include <prism/scratch.hpp>
 #include <prism/span.hpp>
-#include <prism/temporary_storage.hpp>
-#include <prism/thrust_error.cuh>
-#include <prism/vector_access.cuh>
 
 #include <cub/device/device_reduce.cuh>
-#include <cuda/std/cmath>
-#include <cuda/std/limits>
 #include <cuda/std/tuple>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
+#include <thrust/reduce.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
-#include <thrust/reduce.h>
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
 
 namespace prism {
-
-// ---- the operators of the family ----------------------------------------------------------------
-namespace reduction {
-
-// x as T: the transform of a plain reduction (sum, min, max). Where it changes nothing (T is the
-// element type), Thrust and CUB get their plain reduce on the raw pointer, which they vectorize.
-template <class T>
-struct convert {
-  template <class X>
-  __host__ __device__ T operator()(X x) const {
-    return static_cast<T>(x);
-  }
-};
-
-// a + b and a * b; integers wrap around (<prism/arithmetic.cuh>), as in the element-wise family.
-template <class T>
-using plus = arithmetic::plus<T>;
-template <class T>
-using multiplies = arithmetic::multiplies<T>;
-using arithmetic::is_nan;
-
-// The smaller (or, with largest, the larger) of two values; a NaN wins over any number, so a NaN
-// anywhere in the input is the result, whatever the order of combination.
-template <class T>
-struct extremum {
-  bool largest;
-  __host__ __device__ T operator()(T a, T b) const {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return (largest ? a < b : b < a) ? b : a;
-  }
-  __host__ __device__ T identity() const {
-    using limits = cuda::std::numeric_limits<T>;
-    if constexpr (limits::has_infinity) {
-      return largest ? -limits::infinity() : limits::infinity();
-    } else {
-      return largest ? limits::lowest() : limits::max();
-    }
-  }
-};
-
-template <class T>
-struct range {
-  T min, max;
-};
-
-// min and max in one pass; NaN propagates into both.
-template <class T>
-struct min_and_max {
-  __host__ __device__ range<T> operator()(range<T> a, range<T> b) const {
-    return {extremum<T>{false}(a.min, b.min), extremum<T>{true}(a.max, b.max)};
-  }
-  __host__ __device__ range<T> identity() const {
-    return {extremum<T>{false}.identity(), extremum<T>{true}.identity()};
-  }
-};
-
-template <class T>
-struct located {
-  T value;
-  std::int64_t index;
-};
-
-// The position of the smallest (largest) value; of equal values the first; a NaN beats any
-// number, so the result is the first NaN if there is one (as numpy and torch do). A total order on
-// (value, index), so the result does not depend on the order of combination.
-template <class T>
-struct arg_extremum {
-  bool largest;
-  __host__ __device__ located<T> operator()(located<T> a, located<T> b) const {
-    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
-    if (a_nan || b_nan) {
-      if (a_nan && b_nan) return a.index < b.index ? a : b;
-      return a_nan ? a : b;
-    }
-    if (a.value == b.value) return a.index < b.index ? a : b;
-    return (largest ? a.value < b.value : b.value < a.value) ? b : a;
-  }
-  __host__ __device__ located<T> identity() const {
-    return {extremum<T>{largest}.identity(), cuda::std::numeric_limits<std::int64_t>::max()};
-  }
-};
-
-// Count, mean and the sum of squared deviations from the mean of a part of the input. The count
-// is kept in R: the combine needs it as R anyway, and a 64-bit integer conversion per element
-// would cost more than the loads (for float, counts past 2^24 round, by under one part in 2^24).
-template <class R>
-struct moments {
-  R count;
-  R mean;
-  R m2;
-};
-
-// Chan, Golub and LeVeque's pairwise combine of two parts' moments: exact in exact arithmetic,
-// and without the cancellation of sum(x^2) - sum(x)^2/n.
-template <class R>
-struct combine_moments {
-  __host__ __device__ moments<R> operator()(const moments<R>& a, const moments<R>& b) const {
-    if (b.count == 0) return a;
-    if (a.count == 0) return b;
-    const R count = a.count + b.count;
-    const R delta = b.mean - a.mean;
-    // b's share of the whole; exactly 1/2 for parts of equal size (the raw kernel's tree), where
-    // saying so spares the compiler a division it may not fold.
-    const R share_b = a.count == b.count ? R(0.5) : b.count / count;
-    return {count, a.mean + delta * share_b, a.m2 + b.m2 + delta * delta * a.count * share_b};
-  }
-};
-
-// What the result is made of after the reduction (applied once, on the device or the host).
-struct no_finalize {
-  template <class V>
-  __host__ __device__ V operator()(const V& v) const {
-    return v;
-  }
-};
-
-}  // namespace reduction
-
-// ---- the generic layer --------------------------------------------------------------------------
 namespace detail {
 
 // f(i, x...) from f(x...).
@@ -246,31 +124,11 @@ auto iterate(F f, const In*... in) {
   }
 }
 
-// Thrust's temporary storage from prism's cache: the first (and, for reduce, only) request takes
-// the stream's lease, which is held until the call returns.
-class lease_allocator {
- public:
-  using value_type = char;
-  explicit lease_allocator(cudaStream_t stream) : stream_(stream) {}
-  char* allocate(std::ptrdiff_t bytes) {
-    if (lease_) {
-      throw std::logic_error("prism: Thrust asked for a second temporary allocation in one call");
-    }
-    lease_.emplace(acquire_temporary_storage(static_cast<std::size_t>(bytes), stream_));
-    return static_cast<char*>(lease_->device());
-  }
-  void deallocate(char*, std::size_t) noexcept {}
-
- private:
-  cudaStream_t stream_;
-  std::optional<temporary_storage_lease> lease_;
-};
-
 // True where f(x) is x itself: a reduction of the input as it is.
 template <class F, class... In>
 constexpr bool plain_reduction = false;
 template <class T>
-constexpr bool plain_reduction<ignore_index<reduction::convert<T>>, T> = true;
+constexpr bool plain_reduction<ignore_index<functors::cast_to<T>>, T> = true;
 
 template <class Acc, class F, class Op, class Policy, class... In>
 Acc thrust_reduce(const Policy& policy, F f, Op op, Acc identity, std::size_t n, const In*... in) {
@@ -307,106 +165,59 @@ __global__ void finalize_kernel(R* result, const V* value, G finalize) {
   *result = finalize(*value);
 }
 
-template <class R, class V>
-void write_on_device(R* result, const V& value, cudaStream_t stream) {
-  write_value_kernel<<<1, 1, 0, stream>>>(result, static_cast<R>(value));
-  check(cudaGetLastError(), "write_value_kernel launch");
-}
-
 inline constexpr std::size_t round_up(std::size_t bytes, std::size_t to) {
   return (bytes + to - 1) / to * to;
 }
 
+// Where a reduction's result goes: a device (or, for cpu, host) address, or, when that is null,
+// back to the caller, through a pinned host slot that the call waits for.
+template <class R>
+struct destination {
+  R* device_result;
+  bool returned() const { return device_result == nullptr; }
+};
+
 // ---- cub ----------------------------------------------------------------------------------------
 
-// CUB writes the reduced value to `out`: the pinned host slot (to the host), the caller's pointer
-// (to the device, when nothing is left to do), or a device slot that a one-thread kernel
-// finalizes into the caller's pointer.
+// CUB writes the reduced value to `out`: the pinned host slot (returned), the caller's pointer
+// (when nothing is left to do), or a scratch slot that a one-thread kernel finalizes into the
+// caller's pointer.
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce_cub(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
-             cudaStream_t stream, const In*... in) {
+R reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+             G finalize, R* device_result, std::size_t n, const In*... in) {
+  const cudaStream_t stream = policy.stream();
   std::size_t temp_bytes = 0;
   check(cub_reduce(nullptr, temp_bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
-        "cub::DeviceReduce");
-  const std::size_t slot = round_up(sizeof(Acc), 256);
-  auto lease = acquire_temporary_storage(slot + temp_bytes, stream);
-  auto* device_slot = static_cast<Acc*>(lease.device());
-  void* temp = static_cast<char*>(lease.device()) + slot;
-  constexpr bool finished = std::is_same_v<G, reduction::no_finalize> && std::is_same_v<R, Acc>;
-  Acc* out = device_result == nullptr ? static_cast<Acc*>(lease.pinned_host())
-             : finished                 ? reinterpret_cast<Acc*>(device_result)
-                                        : device_slot;
-  check(cub_reduce(temp, temp_bytes, f, op, identity, out, n, stream, in...), "cub::DeviceReduce");
-  if (device_result != nullptr) {
-    if (!finished) {
-      finalize_kernel<<<1, 1, 0, stream>>>(device_result, device_slot, finalize);
-      check(cudaGetLastError(), "finalize_kernel launch");
+        "cub::DeviceReduce", algorithm);
+  std::optional<host_slot> slot;
+  if (device_result == nullptr) slot.emplace(algorithm);
+  {
+    const std::size_t value_bytes = round_up(sizeof(Acc), 256);
+    const scratch lease = acquire_scratch(value_bytes + temp_bytes, with_explicit_stream(policy), algorithm);
+    auto* device_slot = static_cast<Acc*>(lease.device());
+    void* temp = static_cast<char*>(lease.device()) + value_bytes;
+    constexpr bool finished = std::is_same_v<G, functors::no_finalize> && std::is_same_v<R, Acc>;
+    Acc* out = slot ? static_cast<Acc*>(slot->get())
+               : finished ? reinterpret_cast<Acc*>(device_result)
+                          : device_slot;
+    clear_stale_error();
+    check(cub_reduce(temp, temp_bytes, f, op, identity, out, n, stream, in...), "cub::DeviceReduce",
+          algorithm);
+    if (!slot) {
+      if constexpr (!finished) {
+        launch(algorithm, "finalize_kernel", finalize_kernel<R, Acc, G>, 1, 1, stream, device_result,
+               static_cast<const Acc*>(device_slot), finalize);
+      }
+      return R{};
     }
-    return R{};
   }
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return static_cast<R>(finalize(*out));
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+  return static_cast<R>(finalize(*static_cast<Acc*>(slot->get())));
 }
 
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
 
-inline constexpr unsigned reduce_block = 256;
 inline constexpr int vectors_in_flight = 4;
-
-// A value of any trivially copyable type moved between lanes one 32-bit word at a time.
-template <class T>
-__device__ T shuffle_down(const T& v, int delta) {
-  constexpr int words = (sizeof(T) + 3) / 4;
-  unsigned w[words] = {};
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < words; ++i) w[i] = __shfl_down_sync(0xFFFFFFFFu, w[i], delta);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
-}
-
-// A store of every word of v, padding included (so that a reader of whole words reads nothing
-// unwritten), and a load that bypasses L1 (ld.global.cg): the partials cross between blocks.
-template <class T>
-__device__ void store_to_l2(T* p, const T& v) {
-  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4);
-  unsigned w[sizeof(T) / 4];
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 4); ++i) __stcg(reinterpret_cast<unsigned*>(p) + i, w[i]);
-}
-
-template <class T>
-__device__ T load_from_l2(const T* p) {
-  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4);
-  unsigned w[sizeof(T) / 4];
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
-}
-
-// Shuffles within each warp, then the first warp reduces the warps' results. The result is valid
-// in thread 0; the order of combination is fixed, so it is deterministic.
-template <class Acc, class Op>
-__device__ Acc block_reduce(Acc v, Op op, Acc identity) {
-  __shared__ __align__(16) unsigned char storage[32 * sizeof(Acc)];
-  Acc* warp_results = reinterpret_cast<Acc*>(storage);
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-  for (int delta = 16; delta > 0; delta /= 2) v = op(v, shuffle_down(v, delta));
-  __syncthreads();  // storage may still be read from a previous call
-  if (lane == 0) warp_results[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < blockDim.x / 32 ? warp_results[lane] : identity;
-#pragma unroll
-    for (int delta = 16; delta > 0; delta /= 2) v = op(v, shuffle_down(v, delta));
-  }
-  return v;
-}
 
 // A vector read straight as the aligned struct. The reduction's element types copy trivially, and
 // in this form the four loads of a step stay ahead of their additions in the generated code
@@ -425,11 +236,11 @@ __device__ vector_of<T, V> load_vector_ahead(const T* p) {
 // for the root, once per 16 floats instead of once per element. The scalar head (before the
 // inputs reach 16-byte alignment) and tail go to the first threads. Each block's partial goes to
 // `partials`; the last block to arrive (counted in `arrivals`, which is zero at the launch)
-// reduces them in a fixed order, writes finalize(result) and sets `arrivals` back to zero for the
-// next launch on the stream. A grid of one block writes its result directly.
+// reduces them in a fixed order and writes finalize(result) (<prism/primitives/last_block.cuh>).
+// A grid of one block writes its result directly.
 template <int V, class Acc, class F, class Op, class G, class R, class... In>
-__global__ void __launch_bounds__(reduce_block)
-    reduce_vector_kernel(F f, Op op, Acc identity, G finalize, R* result, Acc* partials,
+__global__ void __launch_bounds__(block_size)
+    reduce_vector_kernel(F f, Op op, Acc identity, G finalize, R* result, staged<Acc>* partials,
                          unsigned* arrivals, std::size_t n, std::size_t head, std::size_t vectors,
                          const In*... in) {
   constexpr int U = vectors_in_flight;
@@ -477,153 +288,154 @@ __global__ void __launch_bounds__(reduce_block)
     return;
   }
 
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    store_to_l2(partials + blockIdx.x, a);
-    __threadfence();  // the partial is visible before the arrival is counted
-    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  Acc c = identity;
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) c = op(c, load_from_l2(partials + i));
-  c = block_reduce(c, op, identity);
-  if (threadIdx.x == 0) {
-    *result = finalize(c);
-    *arrivals = 0;  // every other block has counted itself: none reads it again
-  }
+  Acc total;
+  if (last_block_combine(a, op, identity, partials, arrivals, total)) *result = finalize(total);
 }
 
 template <int V, class R, class Acc, class F, class Op, class G, class... In>
-R reduce_raw_with(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
-                  std::size_t head, cudaStream_t stream, const In*... in) {
+R reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+                  G finalize, R* device_result, std::size_t n, std::size_t head, const In*... in) {
   const auto kernel = reduce_vector_kernel<V, Acc, F, Op, G, R, In...>;
   static const int blocks_per_sm = [&] {
     int blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, reduce_block, 0),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
     return std::max(blocks, 1);
   }();
   const std::size_t vectors = (n - head) / V;
-  const std::size_t per_block = std::size_t{reduce_block} * vectors_in_flight;
+  const std::size_t per_block = std::size_t{block_size} * vectors_in_flight;
   const auto blocks = static_cast<unsigned>(
       std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1,
                               std::size_t(multiprocessor_count()) * blocks_per_sm));
 
-  auto lease = acquire_temporary_storage(blocks > 1 ? blocks * sizeof(Acc) : 0, stream);
-  auto* partials = static_cast<Acc*>(lease.device());
-  R* out = device_result != nullptr ? device_result : static_cast<R*>(lease.pinned_host());
-  kernel<<<blocks, reduce_block, 0, stream>>>(f, op, identity, finalize, out, partials,
-                                              lease.zeroed_counter(), n, head, vectors, in...);
-  check(cudaGetLastError(), "reduce_vector_kernel launch");
-  if (device_result != nullptr) return R{};
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const cudaStream_t stream = policy.stream();
+  std::optional<host_slot> slot;
+  if (device_result == nullptr) slot.emplace(algorithm);
+  R* out = slot ? static_cast<R*>(slot->get()) : device_result;
+  {
+    const scratch lease = acquire_scratch(blocks > 1 ? blocks * sizeof(staged<Acc>) : 0,
+                                          with_explicit_stream(policy), algorithm);
+    launch(algorithm, "reduce_vector_kernel", kernel, blocks, block_size, stream, f, op, identity,
+           finalize, out, static_cast<staged<Acc>*>(lease.device()), lease.zeroed_counter(), n, head,
+           vectors, in...);
+  }
+  if (!slot) return R{};
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
   return *out;
 }
 
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce_raw(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
-             cudaStream_t stream, const In*... in) {
-  static_assert(sizeof(R) <= temporary_storage_lease::pinned_host_bytes);
+R reduce_raw(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+             G finalize, R* device_result, std::size_t n, const In*... in) {
+  static_assert(sizeof(R) <= host_slot::bytes, "a returned result must fit the pinned host slot");
   constexpr int V = vector_width<In...>;
   // Inputs misaligned with respect to each other have no vector-aligned start: then the same
   // kernel runs on single elements.
   const std::size_t head = vector_aligned_head<V>(n, in...);
   if (head < V || sizeof...(In) == 1) {
-    return reduce_raw_with<V>(f, op, identity, finalize, device_result, n, std::min(head, n), stream,
-                              in...);
+    return reduce_raw_with<V>(algorithm, policy, f, op, identity, finalize, device_result, n,
+                              std::min(head, n), in...);
   }
   if constexpr (sizeof...(In) > 1) {
-    return reduce_raw_with<1>(f, op, identity, finalize, device_result, n, 0, stream, in...);
+    return reduce_raw_with<1>(algorithm, policy, f, op, identity, finalize, device_result, n, 0, in...);
   }
   return R{};
 }
 
-
-// The one entry of every implementation. f takes (index, elements...). The result goes to
-// device_result (asynchronously) or, if that is null, is returned.
+// The implementation `which` (resolved by prepare()) on n elements. f takes (index, elements...).
+// The result goes to device_result (asynchronously) or, if that is null, is returned.
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce(F f, Op op, Acc identity, G finalize, R* device_result, std::size_t n,
-         cudaStream_t stream, impl which, const char* algorithm, const In*... in) {
-  if (n == 0) {
-    const R empty = static_cast<R>(finalize(identity));
-    if (device_result == nullptr) return empty;
-    if (which == impl::cpu) {
-      *device_result = empty;
-    } else {
-      write_on_device(device_result, empty, stream);
+R reduce(const char* algorithm, impl which, const execution_policy& policy, F f, Op op,
+         Acc identity, G finalize, R* device_result, std::size_t n, const In*... in) {
+  const cudaStream_t stream = policy.stream();
+  const bool returned = device_result == nullptr;
+  if (which != impl::cpu && (returned || which == impl::thrust)) require_not_capturing(stream, algorithm);
+  return translate_errors(algorithm, [&]() -> R {
+    if (n == 0) {
+      const R empty = static_cast<R>(finalize(identity));
+      if (returned) return empty;
+      if (which == impl::cpu) {
+        *device_result = empty;
+      } else {
+        launch(algorithm, "write_value_kernel", write_value_kernel<R, R>, 1, 1, stream, device_result, empty);
+      }
+      return R{};
     }
-    return R{};
-  }
-  try {
     switch (which) {
       case impl::cpu:
-        if constexpr (detail::device_only_lambda<typename unwrap_index<F>::type>()) {
-          throw std::invalid_argument(std::string("prism::") + algorithm +
-                                      ": a __device__ lambda cannot run on the cpu");
-        } else {
+        if constexpr (host_callable<typename unwrap_index<F>::type, Op>) {
           const R r = static_cast<R>(finalize(thrust_reduce(thrust::omp::par, f, op, identity, n, in...)));
-          if (device_result == nullptr) return r;
+          if (returned) return r;
           *device_result = r;
           return R{};
+        } else {
+          refuse_device_lambda(algorithm);
         }
       case impl::thrust: {
-        lease_allocator allocator(stream);
+        scratch_allocator allocator(with_explicit_stream(policy), algorithm);
+        clear_stale_error();
         const R r = static_cast<R>(finalize(
             thrust_reduce(thrust::cuda::par_nosync(allocator).on(stream), f, op, identity, n, in...)));
-        if (device_result == nullptr) return r;
-        write_on_device(device_result, r, stream);  // the value rides in the launch: no copy
+        if (returned) return r;
+        // The value rides in the launch: no copy.
+        launch(algorithm, "write_value_kernel", write_value_kernel<R, R>, 1, 1, stream, device_result, r);
         return R{};
       }
       case impl::raw:
-      // Measured on H200 (docs/benchmarks/reduce.md): raw matched or beat cub for sum, min,
-      // argmax, dot, the norms and variance at every size (cub ahead by at most 0.5% from 2^14
-      // up, 2% below, where calls take a few microseconds), and has the lower latency, to the
-      // host too.
-      case impl::automatic:
-        return reduce_raw(f, op, identity, finalize, device_result, n, stream, in...);
+        return reduce_raw(algorithm, policy, f, op, identity, finalize, device_result, n, in...);
       case impl::cub:
-        return reduce_cub(f, op, identity, finalize, device_result, n, stream, in...);
+        return reduce_cub(algorithm, policy, f, op, identity, finalize, device_result, n, in...);
       default:
-        throw std::invalid_argument(std::string("prism::") + algorithm +
-                                    ": no implementation named " + std::string(name(which)));
+        return R{};  // prepare() has refused or resolved everything else
     }
-  } catch (const thrust::system_error& e) {
-    rethrow_as_cuda_error(e, "thrust::transform_reduce");
-  }
+  });
 }
 
-// The checks every reduction makes before touching anything.
-template <class... In>
-void require_inputs(const std::tuple<span<In>...>& inputs, impl which, const char* algorithm) {
-  std::apply(
-      [&](const auto& first, const auto&... rest) {
-        std::size_t k = 0;
-        require_memory(first, memory_of(which), algorithm, input_name(k++));
-        ((require_same_size(first.size(), rest.size(), algorithm, input_name(k)),
-          require_memory(rest, memory_of(which), algorithm, input_name(k++))),
-         ...);
-      },
-      inputs);
-}
-
-template <class R>
-void require_result(span<R> result, impl which, const char* algorithm) {
-  require_same_size(1, result.size(), algorithm, "the result");
-  require_memory(result, memory_of(which), algorithm, "the result");
-}
-
+// The checks every reduction makes (inputs of one size, the result one element), then the
+// implementation. `inputs` is a tuple of read-only spans.
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce_spans(F f, Op op, Acc identity, G finalize, R* device_result,
-               const std::tuple<span<In>...>& inputs, cudaStream_t stream, impl which,
-               const char* algorithm) {
+R reduce_spans(const char* algorithm, const family& offered, const execution_policy& policy, F f,
+               Op op, Acc identity, G finalize, span<R>* result, const std::tuple<span<In>...>& inputs) {
+  const auto& first = std::get<0>(inputs);
+  const bool into_array = result != nullptr;
+  if (into_array) require_size(1, result->size(), algorithm, "the result");
   return std::apply(
       [&](const auto&... in) {
-        return reduce<R>(f, op, identity, finalize, device_result, std::get<0>(inputs).size(), stream,
-                         which, algorithm, static_cast<const In*>(in.data())...);
+        std::size_t k = 0;
+        (require_size(first.size(), in.size(), algorithm, input_name(k++)), ...);
+        const std::size_t bytes = (in.size_bytes() + ...);
+        k = 0;
+        const impl which =
+            into_array ? prepare(algorithm, offered, policy,
+                                 {array_ref::input(in, input_name(k++))...,
+                                  array_ref::output_of(*result, "the result")},
+                                 bytes)
+                       : prepare(algorithm, offered, policy,
+                                 {array_ref::input(in, input_name(k++))...}, bytes);
+        return reduce<R>(algorithm, which, policy, f, op, identity, finalize,
+                         into_array ? result->data() : nullptr, first.size(),
+                         static_cast<const In*>(in.data())...);
       },
       inputs);
+}
+
+template <class F>
+auto with_index(F f) {
+  return ignore_index<F>{f};
+}
+template <class F>
+F with_index(index_first<F> f) {
+  return f.f;
+}
+
+// A single array, or a tuple of them (prism::inputs), as a tuple of read-only spans.
+template <class In>
+auto as_inputs(In&& in) {
+  if constexpr (array_like<std::remove_reference_t<In>>) {
+    return std::tuple{input_span(std::forward<In>(in))};
+  } else {
+    return std::apply([](const auto&... s) { return std::tuple{input_span(s)...}; }, in);
+  }
 }
 
 }  // namespace detail
@@ -634,36 +446,45 @@ detail::index_first<F> indexed(F f) {
   return {f};
 }
 
+// What transform_reduce reads: one array, or several of one size as prism::inputs(a, b, ...).
 namespace detail {
-template <class F>
-auto with_index(F f) {
-  return ignore_index<F>{f};
-}
-template <class F>
-F with_index(index_first<F> f) {
-  return f.f;
-}
+template <class T>
+constexpr bool tuple_of_spans = false;
+template <class... T>
+constexpr bool tuple_of_spans<std::tuple<span<T>...>> = sizeof...(T) > 0;
 }  // namespace detail
+template <class In>
+concept reduce_inputs =
+    array_like<std::remove_reference_t<In>> || detail::tuple_of_spans<std::remove_cvref_t<In>>;
 
-// op over f of every element (identity for an empty input), returned to the host.
-template <class F, class Op, class Acc, class... In>
-Acc transform_reduce(F f, Op op, Acc identity, std::tuple<span<In>...> inputs,
-                     cudaStream_t stream = nullptr, impl which = impl::automatic,
-                     const char* algorithm = "transform_reduce") {
-  detail::require_inputs(inputs, which, algorithm);
-  return detail::reduce_spans<Acc>(detail::with_index(f), op, identity, reduction::no_finalize{},
-                                   static_cast<Acc*>(nullptr), inputs, stream, which, algorithm);
+// op over f of every element (identity for an empty input), returned: the call waits.
+template <class In, class Acc, class Op, class F>
+  requires reduce_inputs<In>
+Acc transform_reduce(const execution_policy& policy, In&& inputs, Acc identity, Op op, F f) {
+  return detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f),
+                                   op, identity, functors::no_finalize{}, static_cast<span<Acc>*>(nullptr),
+                                   detail::as_inputs(std::forward<In>(inputs)));
+}
+template <class In, class Acc, class Op, class F>
+  requires reduce_inputs<In>
+Acc transform_reduce(In&& inputs, Acc identity, Op op, F f) {
+  return transform_reduce(par, std::forward<In>(inputs), identity, op, f);
 }
 
-// The same into result[0] (one element, device memory; host memory for impl::cpu), asynchronously.
-template <class F, class Op, class Acc, class... In>
-void transform_reduce(F f, Op op, Acc identity, std::tuple<span<In>...> inputs, span<Acc> result,
-                      cudaStream_t stream = nullptr, impl which = impl::automatic,
-                      const char* algorithm = "transform_reduce") {
-  detail::require_inputs(inputs, which, algorithm);
-  detail::require_result(result, which, algorithm);
-  detail::reduce_spans<Acc>(detail::with_index(f), op, identity, reduction::no_finalize{},
-                            result.data(), inputs, stream, which, algorithm);
+// The same into result[0] (one element, device memory; host memory for impl::cpu): nothing waits.
+template <class In, class R, class Acc, class Op, class F>
+  requires reduce_inputs<In> && writable_array_of<R, Acc>
+void transform_reduce(const execution_policy& policy, In&& inputs, R&& result, Acc identity, Op op,
+                      F f) {
+  span<Acc> into = output_span(result);
+  detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f), op,
+                            identity, functors::no_finalize{}, &into,
+                            detail::as_inputs(std::forward<In>(inputs)));
+}
+template <class In, class R, class Acc, class Op, class F>
+  requires reduce_inputs<In> && writable_array_of<R, Acc>
+void transform_reduce(In&& inputs, R&& result, Acc identity, Op op, F f) {
+  transform_reduce(par, std::forward<In>(inputs), std::forward<R>(result), identity, op, f);
 }
 
 }  // namespace prism

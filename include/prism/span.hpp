@@ -1,11 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
-// prism::span: a non-owning view of `size` elements starting at `data`.
+// prism::span: a non-owning view of `size` elements starting at `data`, and the arrays that
+// convert to one.
 //
-// Every algorithm takes its arrays as spans. A span does not say where its memory lives: the GPU
-// implementations need device memory, `cpu` needs host memory, and each call checks which it got.
-// The size is 64-bit, so arrays past 2^31 elements are fine.
+// Every algorithm takes its arrays as spans. A span does not say where its memory lives: the
+// dispatch layer asks CUDA (host, pinned, managed, or device memory of which GPU) and picks or
+// checks the implementation from that. The size is 64-bit: arrays past 2^32 elements are fine.
+//
+// An array is anything with contiguous elements and a size: std::vector, std::array, C arrays,
+// std::span, thrust::device_vector and host_vector, prism::device_buffer, prism::span. Its element
+// type is deduced, so prism::add(a, b, out) needs no template argument.
 #include <concepts>
 #include <cstddef>
+#include <iterator>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -24,9 +32,30 @@ constexpr auto raw_pointer(P p) noexcept {
 }
 
 template <class C>
-using container_element_t =
-    std::remove_pointer_t<decltype(raw_pointer(std::declval<C&>().data()))>;
+using data_pointer_t = decltype(raw_pointer(std::data(std::declval<C&>())));
 }  // namespace detail
+
+// Contiguous elements with a size, whatever owns them.
+template <class C>
+concept array_like = requires(C& c) {
+  { detail::raw_pointer(std::data(c)) } -> std::convertible_to<const volatile void*>;
+  { std::size(c) } -> std::convertible_to<std::size_t>;
+};
+
+// The element type of an array, const included (a const std::vector<float> has const float).
+template <array_like C>
+using element_t = std::remove_pointer_t<detail::data_pointer_t<std::remove_reference_t<C>>>;
+
+// The element type without const: what the library is compiled for.
+template <array_like C>
+using value_t = std::remove_cv_t<element_t<C>>;
+
+// An array of T that can be read (any constness) or written.
+template <class C, class T>
+concept array_of =
+    array_like<std::remove_reference_t<C>> && std::is_same_v<std::remove_cv_t<element_t<C>>, T>;
+template <class C, class T>
+concept writable_array_of = array_of<C, T> && !std::is_const_v<element_t<C>>;
 
 template <class T>
 class span {
@@ -37,19 +66,14 @@ class span {
   constexpr span() noexcept = default;
   constexpr span(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
 
-  // span<T> -> span<const T>.
-  template <class U>
-    requires(!std::is_same_v<U, T> && std::is_convertible_v<U (*)[], T (*)[]>)
-  constexpr span(span<U> other) noexcept : span(other.data(), other.size()) {}
-
-  // Any contiguous container whose elements convert: std::vector, thrust::device_vector,
-  // prism::device_buffer. No copy is made.
+  // Any array whose elements convert (span<T> -> span<const T> included), lvalue or rvalue: a
+  // temporary std::span or subspan is a view like this one. No copy is made.
   template <class C>
     requires(!std::is_same_v<std::remove_cvref_t<C>, span> &&
-             std::is_convertible_v<detail::container_element_t<C> (*)[], T (*)[]> &&
-             requires(C& c) { c.size(); })
-  constexpr span(C& container) noexcept
-      : span(detail::raw_pointer(container.data()), static_cast<std::size_t>(container.size())) {}
+             array_like<std::remove_reference_t<C>> &&
+             std::is_convertible_v<element_t<C> (*)[], T (*)[]>)
+  constexpr span(C&& array) noexcept
+      : span(detail::raw_pointer(std::data(array)), static_cast<std::size_t>(std::size(array))) {}
 
   constexpr T* data() const noexcept { return data_; }
   constexpr std::size_t size() const noexcept { return size_; }
@@ -71,13 +95,27 @@ class span {
   std::size_t size_ = 0;
 };
 
-// prism::span{v} deduces the element type, const included, from a container.
+// prism::span{v} deduces the element type, const included, from an array.
 template <class C>
-span(C&) -> span<detail::container_element_t<C>>;
+  requires array_like<std::remove_reference_t<C>>
+span(C&&) -> span<element_t<C>>;
 
-// An input span whose element type is named by the call (add<float>(a, b, out), sum<float>(x)),
-// not deduced, so that containers convert.
-template <class T>
-using input = std::type_identity_t<span<const T>>;
+// The span of an array, read-only or writable.
+template <class C>
+constexpr span<const std::remove_cv_t<element_t<C>>> input_span(C&& array) noexcept {
+  return span<const std::remove_cv_t<element_t<C>>>(std::forward<C>(array));
+}
+template <class C>
+constexpr span<element_t<C>> output_span(C&& array) noexcept {
+  return span<element_t<C>>(std::forward<C>(array));
+}
+
+// Several inputs for the generic layer (transform, transform_reduce), as read-only spans:
+// prism::transform(prism::inputs(a, b, c), out, f).
+template <class... A>
+  requires(array_like<std::remove_reference_t<A>> && ...)
+constexpr auto inputs(A&&... arrays) noexcept {
+  return std::tuple{input_span(std::forward<A>(arrays))...};
+}
 
 }  // namespace prism

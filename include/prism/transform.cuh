@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // prism::transform: out[i] = f(in0[i], in1[i], ...) for any device functor, in every implementation.
 // prism::tabulate:  out[i] = f(i), the same with no input (generators: fill, sequence, ...).
@@ -5,13 +6,14 @@
 // This is the generic layer under the whole element-wise family: each operation (add, axpy, exp,
 // ...) is one functor handed to prism::transform. CUDA translation units can call it with their own
 // functors and types. The functor must be callable on the host too (a __host__ __device__ functor
-// or lambda) for impl::cpu; a __device__-only extended lambda works with every GPU implementation.
+// or lambda) for impl::cpu; a __device__-only extended lambda works with every GPU implementation
+// and is refused by cpu with std::invalid_argument.
 //
 //   struct quadratic { float a, b; __host__ __device__ float operator()(float x) const {...} };
-//   prism::transform(quadratic{2, 1}, y, std::tuple{x});          // y = 2 x^2 + 1, cub
-//   prism::transform(quadratic{2, 1}, y, std::tuple{x}, stream, prism::impl::raw);
+//   prism::transform(x, y, quadratic{2, 1});                                 // y = 2 x^2 + 1
+//   prism::transform(prism::par.on(stream), prism::inputs(a, b), out, f);     // two inputs
 //
-// The five implementations, from the simplest to the fastest:
+// The five implementations, from the simplest to the fastest (figures: docs/benchmarks):
 //   cpu        thrust::transform through Thrust's OpenMP system, on host memory.
 //   thrust     thrust::transform on the GPU, on the caller's stream without synchronizing.
 //   raw_naive  one thread per element, one 4- or 8-byte load per array: the tutorial kernel.
@@ -19,13 +21,11 @@
 //              raw_naive for float, which is what it takes to keep enough bytes in flight.
 //   cub        cub::DeviceTransform, which on Hopper streams tiles into shared memory with bulk
 //              copies (TMA): the fewest instructions per byte of all.
-#include <prism/device_lambda.cuh>
-#include <prism/error.hpp>
-#include <prism/memory.hpp>
-#include <prism/registry.hpp>
+#include <prism/dispatch.cuh>
+#include <prism/elementwise.hpp>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/vector_access.cuh>
 #include <prism/span.hpp>
-#include <prism/thrust_error.cuh>
-#include <prism/vector_access.cuh>
 
 #include <cub/device/device_transform.cuh>
 #include <cuda/functional>
@@ -130,31 +130,26 @@ __global__ void transform_vector_kernel(F f, Out* out, std::size_t n, std::size_
   }
 }
 
-inline constexpr unsigned block_size = 256;
-
-inline unsigned blocks_for(std::size_t threads) {
-  return static_cast<unsigned>((threads + block_size - 1) / block_size);
+template <class F, class Out, class... In>
+void transform_naive(const char* algorithm, F f, Out* out, std::size_t n, cudaStream_t stream,
+                     const In*... in) {
+  launch(algorithm, "transform_naive_kernel", transform_naive_kernel<F, Out, In...>, blocks_for(n),
+         block_size, stream, f, out, n, in...);
 }
 
 template <class F, class Out, class... In>
-void transform_naive(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
-  transform_naive_kernel<<<blocks_for(n), block_size, 0, stream>>>(f, out, n, in...);
-  check(cudaGetLastError(), "transform_naive_kernel launch");
-}
-
-template <class F, class Out, class... In>
-void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
+void transform_vectorized(const char* algorithm, F f, Out* out, std::size_t n, cudaStream_t stream,
+                          const In*... in) {
   constexpr int V = vector_width<Out, In...>;
   // Arrays misaligned with respect to each other have no vector-aligned start: the scalar kernel
   // does the whole job.
   std::size_t head = vector_aligned_head<V>(n, static_cast<const Out*>(out), in...);
-  if (head == V) return transform_naive(f, out, n, stream, in...);
+  if (head == V) return transform_naive(algorithm, f, out, n, stream, in...);
   head = std::min(head, n);
   const std::size_t vectors = (n - head) / V;
   const std::size_t threads = vectors + (n - vectors * V);  // a vector or an edge element each
-  transform_vector_kernel<V><<<blocks_for(threads), block_size, 0, stream>>>(f, out, n, head,
-                                                                             vectors, in...);
-  check(cudaGetLastError(), "transform_vector_kernel launch");
+  launch(algorithm, "transform_vector_kernel", transform_vector_kernel<V, F, Out, In...>,
+         blocks_for(threads), block_size, stream, f, out, n, head, vectors, in...);
 }
 
 // ---- cub ----------------------------------------------------------------------------------------
@@ -163,89 +158,103 @@ void transform_vectorized(F f, Out* out, std::size_t n, cudaStream_t stream, con
 // DeviceTransform never needs the addresses of its arguments, so it may always take the bulk-copy
 // path; a generator reads a counting iterator, which CUB computes instead of loading.
 template <class F, class Out, class... In>
-void transform_cub(F f, Out* out, std::size_t n, cudaStream_t stream, const In*... in) {
+void transform_cub(const char* algorithm, F f, Out* out, std::size_t n, cudaStream_t stream,
+                   const In*... in) {
   const auto count = static_cast<std::int64_t>(n);
+  clear_stale_error();
   if constexpr (sizeof...(In) == 0) {
     check(cub::DeviceTransform::Transform(
               cuda::std::make_tuple(thrust::counting_iterator<index_t>(0)), out, count, f, stream),
-          "cub::DeviceTransform::Transform");
+          "cub::DeviceTransform::Transform", algorithm);
   } else {
     check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out, count, f, stream),
-          "cub::DeviceTransform::Transform");
+          "cub::DeviceTransform::Transform", algorithm);
   }
+}
+
+// Checks the call, then runs the implementation the policy names (or automatic's choice).
+template <class F, class Out, class... In>
+void transform_spans(const char* algorithm, const execution_policy& policy, F f, span<Out> out,
+                     std::tuple<span<In>...> inputs) {
+  std::size_t bytes = out.size_bytes();
+  const impl which = std::apply(
+      [&](const auto&... in) {
+        std::size_t k = 0;  // which input, for the messages
+        ((require_size(out.size(), in.size(), algorithm, input_name(k++)), bytes += in.size_bytes()), ...);
+        k = 0;
+        return prepare(algorithm, elementwise_family, policy,
+                       {array_ref::input(in, input_name(k++))..., array_ref::output_of(out, "the output")},
+                       bytes);
+      },
+      inputs);
+  const std::size_t n = out.size();
+  if (n == 0) return;
+  const cudaStream_t stream = policy.stream();
+  std::apply(
+      [&](const auto&... in) {
+        translate_errors(algorithm, [&] {
+          switch (which) {
+            case impl::cpu:
+              if constexpr (host_callable<F>) {
+                thrust_transform(thrust::omp::par, f, out.data(), n, static_cast<const In*>(in.data())...);
+              } else {
+                refuse_device_lambda(algorithm);
+              }
+              break;
+            case impl::thrust:
+              clear_stale_error();
+              thrust_transform(thrust::cuda::par_nosync.on(stream), f, out.data(), n,
+                               static_cast<const In*>(in.data())...);
+              break;
+            case impl::raw_naive:
+              transform_naive(algorithm, f, out.data(), n, stream, static_cast<const In*>(in.data())...);
+              break;
+            case impl::raw:
+              transform_vectorized(algorithm, f, out.data(), n, stream,
+                                   static_cast<const In*>(in.data())...);
+              break;
+            case impl::cub:
+              transform_cub(algorithm, f, out.data(), n, stream, static_cast<const In*>(in.data())...);
+              break;
+            case impl::automatic:
+              break;  // prepare() has resolved it
+          }
+        });
+      },
+      inputs);
 }
 
 }  // namespace detail
 
-// out[i] = f(in[i]...) for every i, on `stream`, with the implementation `which`.
-// out may be one of the inputs (in place); every input must have out's size. With no inputs
-// (std::tuple<>{}), f receives the index instead: see prism::tabulate below.
-template <class F, class Out, class... In>
-void transform(F f, span<Out> out, std::tuple<span<In>...> inputs, cudaStream_t stream = nullptr,
-               impl which = impl::automatic, const char* algorithm = "transform") {
-  const memory needed = memory_of(which);
-  std::apply(
-      [&](const auto&... in) {
-        [[maybe_unused]] std::size_t k = 0;  // which input, for the messages
-        ((require_same_size(out.size(), in.size(), algorithm, input_name(k)),
-          require_no_partial_overlap(out, in, algorithm, input_name(k)),
-          require_memory(in, needed, algorithm, input_name(k++))),
-         ...);
-      },
-      inputs);
-  require_memory(out, needed, algorithm, "the output");
-  const std::size_t n = out.size();
-  if (n == 0) return;
-
-  std::apply(
-      [&](const auto&... in) {
-        try {
-          switch (which) {
-            case impl::cpu:
-              if constexpr (detail::device_only_lambda<F>()) {
-                throw std::invalid_argument(std::string("prism::") + algorithm +
-                                            ": a __device__ lambda cannot run on the cpu");
-              } else {
-                detail::thrust_transform(thrust::omp::par, f, out.data(), n,
-                                         static_cast<const In*>(in.data())...);
-              }
-              break;
-            case impl::thrust:
-              detail::thrust_transform(thrust::cuda::par_nosync.on(stream), f, out.data(), n,
-                                       static_cast<const In*>(in.data())...);
-              break;
-            case impl::raw_naive:
-              detail::transform_naive(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
-              break;
-            case impl::raw:
-            // Measured on H200 (docs/benchmarks/elementwise.md), every operation and type, 2^10 to
-            // 2^28 elements: raw is 10% faster than cub at the median (up to 2x for half), and
-            // from 2^22 up cub was never ahead by 2% (below, calls take 10 us or less and single
-            // rows scatter by up to 10% either way).
-            case impl::automatic:
-              detail::transform_vectorized(f, out.data(), n, stream,
-                                           static_cast<const In*>(in.data())...);
-              break;
-            case impl::cub:
-              detail::transform_cub(f, out.data(), n, stream, static_cast<const In*>(in.data())...);
-              break;
-            default:
-              throw std::invalid_argument(std::string("prism::") + algorithm +
-                                          ": no implementation named " + std::string(name(which)));
-          }
-        } catch (const thrust::system_error& e) {
-          detail::rethrow_as_cuda_error(e, "thrust::transform");
-        }
-      },
-      inputs);
+// out[i] = f(in[i]) for one input, or f(in0[i], in1[i], ...) for prism::inputs(...). out may be
+// one of the inputs exactly (in place); every input must have out's size.
+template <class F, class O, class... In>
+  requires array_like<std::remove_reference_t<O>>
+void transform(const execution_policy& policy, std::tuple<span<In>...> in, O&& out, F f) {
+  detail::transform_spans("transform", policy, f, output_span(out), in);
+}
+template <class F, class A, class O>
+  requires array_like<std::remove_reference_t<A>> && array_like<std::remove_reference_t<O>>
+void transform(const execution_policy& policy, A&& in, O&& out, F f) {
+  detail::transform_spans("transform", policy, f, output_span(out), std::tuple{input_span(in)});
+}
+template <class In, class O, class F>
+  requires array_like<std::remove_reference_t<O>>
+void transform(In&& in, O&& out, F f) {
+  transform(par, std::forward<In>(in), std::forward<O>(out), f);
 }
 
 // out[i] = f(i) for every i, where i is a std::int64_t: a generator (fill, sequence, a table of
 // any function of the index) in every implementation, with no input array to read.
-template <class F, class Out>
-void tabulate(F f, span<Out> out, cudaStream_t stream = nullptr, impl which = impl::automatic,
-              const char* algorithm = "tabulate") {
-  transform(f, out, std::tuple<>{}, stream, which, algorithm);
+template <class F, class O>
+  requires array_like<std::remove_reference_t<O>>
+void tabulate(const execution_policy& policy, O&& out, F f) {
+  detail::transform_spans("tabulate", policy, f, output_span(out), std::tuple<>{});
+}
+template <class F, class O>
+  requires array_like<std::remove_reference_t<O>>
+void tabulate(O&& out, F f) {
+  tabulate(par, std::forward<O>(out), f);
 }
 
 }  // namespace prism

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // 16-byte accesses, shared by the tuned kernels of every family (prism::transform's raw,
 // prism::transform_reduce's raw). A thread that moves 16 bytes per load instead of 4 issues a

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// The checks of the dispatch layer (include/prism/dispatch.hpp), compiled once for every family.
+#include <prism/dispatch.hpp>
+#include <prism/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace prism {
+namespace {
+
+[[noreturn]] void refuse(const char* algorithm, const std::string& why) {
+  throw std::invalid_argument(std::string("prism::") + algorithm + ": " + why);
+}
+
+std::string offered_list(const family& offered) {
+  std::string list;
+  for (impl i : offered.implementations) list += (list.empty() ? "" : ", ") + std::string(name(i));
+  return list;
+}
+
+bool gpu_present() {
+  static const bool present = [] {
+    int count = 0;
+    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    if (!ok) (void)cudaGetLastError();
+    return ok;
+  }();
+  return present;
+}
+
+// Byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool overlap(const array_ref& a, const array_ref& b) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a.data);
+  const auto y = reinterpret_cast<std::uintptr_t>(b.data);
+  return a.bytes > 0 && b.bytes > 0 && x < y + b.bytes && y < x + a.bytes;
+}
+
+}  // namespace
+
+placement placement_of(const void* address) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, address) != cudaSuccess) {
+    // No driver or no device: nothing can be device memory. Clear the error we caused.
+    (void)cudaGetLastError();
+    return {residence::host, -1};
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice: return {residence::device, attributes.device};
+    case cudaMemoryTypeManaged: return {residence::managed, attributes.device};
+    case cudaMemoryTypeHost: return {residence::pinned_host, -1};
+    default: return {residence::host, -1};
+  }
+}
+
+const char* input_name(std::size_t k) noexcept {
+  static constexpr const char* names[] = {"the first input", "the second input", "the third input"};
+  return k < 3 ? names[k] : "an input";
+}
+
+void require_size(std::size_t expected, std::size_t actual, const char* algorithm,
+                  const char* argument) {
+  if (expected != actual) {
+    refuse(algorithm, std::string(argument) + " has " + std::to_string(actual) +
+                          " elements, expected " + std::to_string(expected));
+  }
+}
+
+impl prepare(const char* algorithm, const family& offered, const execution_policy& policy,
+             std::initializer_list<array_ref> arrays, std::size_t bytes_moved) {
+  const impl asked = policy.implementation();
+  if (asked != impl::automatic && !offered.has(asked)) {
+    refuse(algorithm, "no implementation named " + std::string(name(asked)) + " (" + algorithm +
+                          " has " + offered_list(offered) + ")");
+  }
+  for (const array_ref& a : arrays) {
+    if (a.data == nullptr && a.size > 0) refuse(algorithm, std::string(a.name) + " is null with a nonzero size");
+  }
+  // An output may be an input exactly (in place) but overlap nothing partly: a parallel
+  // algorithm would read elements another thread has already overwritten.
+  for (auto o = arrays.begin(); o != arrays.end(); ++o) {
+    if (!o->output) continue;
+    for (auto a = arrays.begin(); a != arrays.end(); ++a) {
+      if (a == o || !overlap(*o, *a)) continue;
+      const bool same = o->data == a->data && o->bytes == a->bytes;
+      if (a->output || !same) {
+        refuse(algorithm, std::string(o->name) + " overlaps " + a->name +
+                              (a->output ? "" : " without being the same bytes (in place)"));
+      }
+    }
+  }
+
+  // Where the arrays live. Empty arrays touch no memory and say nothing.
+  bool host = false, device = false, needs_wait = false;
+  const char* host_array = nullptr;
+  int current = -1;
+  for (const array_ref& a : arrays) {
+    if (a.bytes == 0) continue;
+    const placement p = placement_of(a.data);
+    switch (p.where) {
+      case residence::host: host = true; break;
+      case residence::pinned_host: host = true; needs_wait = true; break;
+      case residence::managed: needs_wait = true; break;
+      case residence::device:
+        device = true;
+        if (current < 0) check(cudaGetDevice(&current), "cudaGetDevice", algorithm);
+        if (p.device != current) {
+          refuse(algorithm, std::string(a.name) + " is memory of GPU " + std::to_string(p.device) +
+                                ", but the current device is GPU " + std::to_string(current));
+        }
+        break;
+    }
+    if (host && host_array == nullptr) host_array = a.name;
+    if (host && device) refuse(algorithm, std::string(a.name) + " and an earlier array are in different places (host and device memory)");
+  }
+
+  impl which = asked;
+  if (which == impl::automatic) {
+    if (!device && (host || !gpu_present())) {
+      which = impl::cpu;
+    } else {
+      which = offered.automatic.empty() ? impl::raw : offered.automatic.front().choice;
+      for (const automatic_row& row : offered.automatic)
+        if (bytes_moved >= row.from_bytes) which = row.choice;
+    }
+  }
+  if (which == impl::cpu) {
+    if (device) refuse(algorithm, "the cpu implementation needs host memory, and an array is device memory");
+    if (needs_wait) check(cudaStreamSynchronize(policy.stream()), "cudaStreamSynchronize", algorithm);
+  } else if (host) {
+    if (!gpu_present()) {
+      refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
+    }
+    refuse(algorithm, std::string(host_array) + " is host memory, but the " + std::string(name(which)) +
+                          " implementation runs on the GPU and needs device memory");
+  } else if (!gpu_present() && (device || arrays.size() > 0)) {
+    refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
+  }
+  return which;
+}
+
+namespace detail {
+int multiprocessor_count() {
+  static std::array<std::atomic<int>, 64> cached{};
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device < 64) {
+    if (const int known = cached[device].load(std::memory_order_relaxed)) return known;
+  }
+  int count = 0;
+  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  if (device < 64) cached[device].store(count, std::memory_order_relaxed);
+  return count;
+}
+}  // namespace detail
+
+}  // namespace prism

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// How every hand-written kernel is launched: one block size, grids sized from it, and the launch
+// checked by its own status.
+#include <prism/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace prism::detail {
+
+// Threads per block of every prism kernel. 128 to 1024 measured alike for the streaming kernels
+// (docs/benchmarks); 256 leaves room for 8 blocks per SM at full occupancy.
+inline constexpr unsigned block_size = 256;
+
+// Blocks of block_size threads for `threads` threads.
+inline unsigned blocks_for(std::size_t threads) {
+  return static_cast<unsigned>((threads + block_size - 1) / block_size);
+}
+
+// Launches kernel<<<grid, block, 0, stream>>>(args...) through cudaLaunchKernelEx, whose status
+// is this launch's own: an error the caller left pending is not reported as prism's, nor cleared.
+// With `shared_bytes` of dynamic shared memory per block:
+template <class... Params, class... Args>
+void launch_shared(const char* algorithm, const char* kernel_name, void (*kernel)(Params...),
+                   unsigned grid, unsigned block, std::size_t shared_bytes, cudaStream_t stream,
+                   const Args&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  check(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), kernel_name, algorithm);
+}
+template <class... Params, class... Args>
+void launch(const char* algorithm, const char* kernel_name, void (*kernel)(Params...),
+            unsigned grid, unsigned block, cudaStream_t stream, const Args&... args) {
+  launch_shared(algorithm, kernel_name, kernel, grid, block, 0, stream, args...);
+}
+
+// CUB and Thrust read the last error after their launches: an error still pending from a launch
+// of the caller's would be reported as theirs. Cleared before calling them.
+inline void clear_stale_error() {
+  if (cudaPeekAtLastError() != cudaSuccess) (void)cudaGetLastError();
+}
+
+}  // namespace prism::detail
