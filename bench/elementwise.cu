@@ -1,224 +1,338 @@
 // SPDX-License-Identifier: Apache-2.0
-// The element-wise family, every implementation side by side with the copy ceiling.
+// The element-wise family: every operation in every implementation of the registry
+// (prism::elementwise_implementations, and automatic for add), against the ceilings of the run.
 //
-// Rows: <operation>/<type>/<implementation>/<n> for every operation of the family, for float,
-// half and double (cast rows convert float -> half, half -> float and double -> float and are
-// named by the source type), n = 2^10 ... 2^28 by 4x, and every implementation of the registry:
-// the GPU ones at every size; cpu up to 2^22, where its time is still a fraction of a second;
-// automatic on add only (it is raw for every operation, so its other rows would repeat raw's).
+// Rows: <operation>/<type>/<implementation>/<n>[/cold|/warm], n = 2^10 ... 2^28 by 4x; the GPU
+// implementations at every size, cpu up to 2^22 (its time is still a fraction of a second there).
+// Types: float, half and double by default; int32 and bfloat16 too with PRISM_BENCH_TYPES=all
+// (scripts/compare.sh sets it). cast rows are named by the source type: float -> half, half,
+// bfloat16, int32 -> float, double -> float.
 //
-// Besides the registry's implementations, two reference rows per size for float and double add:
+// Ceilings: fill and sequence write only (the write ceiling); every other operation reads and
+// writes, held against the time its bytes read and written take at the read and write ceilings.
+//
+// Inputs are random (harness.hpp): a, b, c uniform in [-2, 2) (integers in [-1000, 1000]); a
+// positive array in [0.25, 4) (integers in [1, 1000]) for sqrt, rsqrt, log and the divisor of
+// div; where's mask is 0 or 1 with equal odds. After timing, each row runs its call once more on
+// a poisoned output and checks 64 positions against a float64 host reference.
+//
+// Reference rows beside the registry, for float and double add:
 //   thrust_device_sync  thrust::transform(thrust::device, ...), as tutorials call it: the policy
-//                       synchronizes the stream after every call, which costs latency.
-//   raw_grid_stride     the tuned kernel's alternative design: a grid-stride loop over one
-//                       float4-sized vector per step with 8 blocks per SM, instead of one tile per
-//                       block. Measured here to justify the choice made in transform.cuh.
+//                       synchronizes after every call (so this row has no gpu_us).
+//   raw_grid_stride     the tuned kernel's alternative design: a grid-stride loop of 16-byte
+//                       vectors over 8 blocks per SM, against raw's one tile per block.
+//   copy/<type>/cudaMemcpy   cudaMemcpyAsync device to device, beside the copy operation.
 //
-// Timing: 3 repetitions of at least 5 ms of GPU time each (the median is what docs/ quote).
-// With ~3,700 rows the whole suite runs in about 4 minutes on an H200; --benchmark_filter picks a
-// subset (e.g. '^(add|exp)/float/').
+// Timing (harness.hpp): 10 repetitions of up to 16 calls each. About 6,500 rows for the default
+// types; --benchmark_filter (PRISM_BENCH_FILTER in scripts/gpu-check.sh) picks a subset, e.g.
+// '^(add|exp)/float/'.
 #include <prism/elementwise.hpp>
-#include <prism/transform.cuh>
 
 #include "harness.hpp"
 
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
+#include <thrust/transform.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
 namespace prism::bench {
 namespace {
 
+constexpr std::int64_t largest_size = std::int64_t{1} << 28;
 constexpr std::int64_t largest_cpu_size = std::int64_t{1} << 22;
 
-// The grid-stride alternative to detail::transform_vector_kernel (for aligned data of a
-// multiple of V elements, which is what the benchmark passes).
-template <int V, class F, class T>
-__global__ void add_grid_stride_kernel(F f, T* out, std::size_t vectors, const T* a, const T* b) {
-  using vec = detail::vector_of<T, V>;
-  for (std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; t < vectors;
-       t += std::size_t{gridDim.x} * blockDim.x) {
-    const vec x = reinterpret_cast<const vec*>(a)[t], y = reinterpret_cast<const vec*>(b)[t];
-    vec r;
-#pragma unroll
-    for (int k = 0; k < V; ++k) r.element[k] = f(x.element[k], y.element[k]);
-    reinterpret_cast<vec*>(out)[t] = r;
+// What cast converts T to: float -> half, every other type -> float.
+template <class T>
+using cast_target = std::conditional_t<std::is_same_v<T, float>, __half, float>;
+
+// The random arrays every row reads, and the outputs.
+enum slot : std::uint64_t { a, b, c, positive, mask, out, cast_out };
+
+template <class T>
+distribution distribution_of(slot s) {
+  if (s == mask) return {s, 0, 2};
+  if constexpr (std::is_integral_v<T>) {
+    return s == positive ? distribution{s, 1, 1001} : distribution{s, -1000, 1001};
+  } else {
+    return s == positive ? distribution{s, 0.25, 4} : distribution{s, -2, 2};
   }
 }
 
-// Device arrays shared by every row: `slot` k of type T holds 2^28 elements, allocated and filled
-// once (positive values near 1, which every operation accepts), so a row costs only its timing.
+// Slot s of element type T at its largest size, on the device or the host; made and filled on
+// first use and shared by every row, so that a row costs only its timing and its check.
 template <class T>
-span<T> device_array(int slot, std::int64_t n) {
-  static std::map<int, device_buffer<T>> arrays;
-  auto [it, made] = arrays.try_emplace(slot);
-  if (made) {
-    const std::size_t largest = std::size_t{1} << 28;
-    it->second = device_buffer<T>(largest);
-    if constexpr (std::is_same_v<T, std::uint8_t>) {
-      check(cudaMemset(it->second.data(), 1, largest), "cudaMemset");  // a mask: all true
-    } else {
-      fill(it->second, static_cast<scalar<T>>(0.75 + 0.0625 * slot));
+span<T> array(slot s, std::int64_t n, bool on_device) {
+  static std::map<slot, device_buffer<T>> on_gpu;
+  static std::map<slot, std::vector<T>> on_cpu;
+  if (on_device) {
+    auto [it, made] = on_gpu.try_emplace(s);
+    if (made) {
+      it->second = device_buffer<T>(largest_size);
+      generate(it->second.view(), distribution_of<T>(s));
     }
+    return it->second.view().subspan(0, static_cast<std::size_t>(n));
   }
-  return it->second.view().subspan(0, static_cast<std::size_t>(n));
-}
-
-// Host arrays for the cpu rows, likewise shared.
-template <class T>
-std::span<T> host_array(int slot, std::int64_t n) {
-  static std::map<int, std::vector<T>> arrays;
-  auto [it, made] = arrays.try_emplace(slot);
-  if (made) it->second.assign(largest_cpu_size, static_cast<T>(0.75 + 0.0625 * slot));
-  return {it->second.data(), static_cast<std::size_t>(n)};
-}
-
-// Where the arrays of one call live: on the device, or on the host for impl::cpu.
-template <class T>
-span<T> array_for(impl which, int slot, std::int64_t n) {
-  if (which == impl::cpu) {
-    const auto h = host_array<T>(slot, n);
-    return {h.data(), h.size()};
+  auto [it, made] = on_cpu.try_emplace(s);
+  if (made) {
+    it->second.resize(largest_cpu_size);
+    generate(span<T>(it->second), distribution_of<T>(s), false);
   }
-  return device_array<T>(slot, n);
+  return span<T>(it->second).subspan(0, static_cast<std::size_t>(n));
 }
 
-// One operation: its name, the bytes it must move per element, and one call on arrays of n.
+// The arrays of one call of size n.
+template <class T>
+struct operands {
+  operands(std::int64_t n, bool on_device)
+      : a(array<T>(slot::a, n, on_device)),
+        b(array<T>(slot::b, n, on_device)),
+        c(array<T>(slot::c, n, on_device)),
+        positive(array<T>(slot::positive, n, on_device)),
+        mask(array<std::uint8_t>(slot::mask, n, on_device)),
+        out(array<T>(slot::out, n, on_device)),
+        cast_out(array<cast_target<T>>(slot::cast_out, n, on_device)) {}
+  span<const T> a, b, c, positive;
+  span<const std::uint8_t> mask;
+  span<T> out;
+  span<cast_target<T>> cast_out;
+};
+
+// The input values at one position, and the output there before the call (axpy updates it).
+struct values_at {
+  std::size_t i;
+  double a, b, c, positive, mask, before;
+};
+
+// One operation: bytes per element, one call, and its result at one position in float64.
 template <class T>
 struct operation {
   const char* name;
-  double bytes_per_element;
-  std::function<void(impl, std::int64_t)> call;
+  traffic per_element;
+  std::function<void(const execution_policy&, const operands<T>&)> call;
+  std::function<double(const values_at&)> expected;
+  bool in_place = false;  // the output is also an input
+  bool casts = false;     // the output is cast_out
 };
 
 template <class T>
+using caller = std::function<void(const operands<T>&)>;
+
+template <class T>
 std::vector<operation<T>> operations() {
+  using S = scalar<T>;
+  constexpr bool integer = std::is_integral_v<T>;
   const double s = sizeof(T);
-  // Inputs in slots 0, 1, 2; the output in slot 3.
-  const auto in = [](impl w, int k, std::int64_t n) { return span<const T>(array_for<T>(w, k, n)); };
-  const auto out = [](impl w, std::int64_t n) { return array_for<T>(w, 3, n); };
+  const traffic unary{s, s}, binary{2 * s, s};
+  const double lo = integer ? -500 : -1, hi = integer ? 500 : 1;  // clamp's bounds
+  using E = const values_at&;
   std::vector<operation<T>> all = {
-      {"add", 3 * s, [=](impl w, std::int64_t n) { add(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      {"sub", 3 * s, [=](impl w, std::int64_t n) { sub(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      {"mul", 3 * s, [=](impl w, std::int64_t n) { mul(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      {"div", 3 * s, [=](impl w, std::int64_t n) { div(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      {"min", 3 * s, [=](impl w, std::int64_t n) { min(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      {"max", 3 * s, [=](impl w, std::int64_t n) { max(par.with(w), in(w, 0, n), in(w, 1, n), out(w, n)); }},
-      // axpy updates y in place: read x and y, write y.
-      {"axpy", 3 * s, [=](impl w, std::int64_t n) { axpy(par.with(w), 2, in(w, 0, n), out(w, n)); }},
-      {"axpby", 3 * s, [=](impl w, std::int64_t n) { axpby(par.with(w), 2, in(w, 0, n), -1, in(w, 1, n), out(w, n)); }},
-      {"fma", 4 * s, [=](impl w, std::int64_t n) { fma(par.with(w), in(w, 0, n), in(w, 1, n), in(w, 2, n), out(w, n)); }},
-      {"where", 3 * s + 1, [=](impl w, std::int64_t n) {
-         const span<const std::uint8_t> mask = array_for<std::uint8_t>(w, 0, n);
-         where(par.with(w), mask, in(w, 0, n), in(w, 1, n), out(w, n));
-       }},
-      {"negate", 2 * s, [=](impl w, std::int64_t n) { negate(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"abs", 2 * s, [=](impl w, std::int64_t n) { abs(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"square", 2 * s, [=](impl w, std::int64_t n) { square(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"sqrt", 2 * s, [=](impl w, std::int64_t n) { sqrt(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"rsqrt", 2 * s, [=](impl w, std::int64_t n) { rsqrt(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"exp", 2 * s, [=](impl w, std::int64_t n) { exp(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"log", 2 * s, [=](impl w, std::int64_t n) { log(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"sin", 2 * s, [=](impl w, std::int64_t n) { sin(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"cos", 2 * s, [=](impl w, std::int64_t n) { cos(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"tanh", 2 * s, [=](impl w, std::int64_t n) { tanh(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"sigmoid", 2 * s, [=](impl w, std::int64_t n) { sigmoid(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"relu", 2 * s, [=](impl w, std::int64_t n) { relu(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"scale", 2 * s, [=](impl w, std::int64_t n) { scale(par.with(w), 3, in(w, 0, n), out(w, n)); }},
-      {"clamp", 2 * s, [=](impl w, std::int64_t n) { clamp(par.with(w), in(w, 0, n), out(w, n), 0.8f, 0.9f); }},
-      {"copy", 2 * s, [=](impl w, std::int64_t n) { copy(par.with(w), in(w, 0, n), out(w, n)); }},
-      {"fill", s, [=](impl w, std::int64_t n) { fill(par.with(w), out(w, n), 1); }},
-      {"sequence", s, [=](impl w, std::int64_t n) { sequence(par.with(w), out(w, n), 0, 1); }},
+      {"add", binary, [](auto& p, auto& x) { add(p, x.a, x.b, x.out); }, [](E v) { return v.a + v.b; }},
+      {"sub", binary, [](auto& p, auto& x) { sub(p, x.a, x.b, x.out); }, [](E v) { return v.a - v.b; }},
+      {"mul", binary, [](auto& p, auto& x) { mul(p, x.a, x.b, x.out); }, [](E v) { return v.a * v.b; }},
+      {"div", binary, [](auto& p, auto& x) { div(p, x.a, x.positive, x.out); },
+       [](E v) { return integer ? std::trunc(v.a / v.positive) : v.a / v.positive; }},
+      {"min", binary, [](auto& p, auto& x) { min(p, x.a, x.b, x.out); }, [](E v) { return std::min(v.a, v.b); }},
+      {"max", binary, [](auto& p, auto& x) { max(p, x.a, x.b, x.out); }, [](E v) { return std::max(v.a, v.b); }},
+      {"axpy", binary, [](auto& p, auto& x) { axpy(p, S(2), x.a, x.out); }, [](E v) { return 2 * v.a + v.before; }, true},
+      {"axpby", binary, [](auto& p, auto& x) { axpby(p, S(2), x.a, S(-1), x.b, x.out); },
+       [](E v) { return 2 * v.a - v.b; }},
+      {"fma", {3 * s, s}, [](auto& p, auto& x) { fma(p, x.a, x.b, x.c, x.out); }, [](E v) { return v.a * v.b + v.c; }},
+      {"where", {2 * s + 1, s}, [](auto& p, auto& x) { where(p, x.mask, x.a, x.b, x.out); },
+       [](E v) { return v.mask != 0 ? v.a : v.b; }},
+      {"negate", unary, [](auto& p, auto& x) { negate(p, x.a, x.out); }, [](E v) { return -v.a; }},
+      {"abs", unary, [](auto& p, auto& x) { abs(p, x.a, x.out); }, [](E v) { return std::fabs(v.a); }},
+      {"square", unary, [](auto& p, auto& x) { square(p, x.a, x.out); }, [](E v) { return v.a * v.a; }},
+      {"relu", unary, [](auto& p, auto& x) { relu(p, x.a, x.out); }, [](E v) { return std::max(v.a, 0.0); }},
+      {"scale", unary, [](auto& p, auto& x) { scale(p, S(3), x.a, x.out); }, [](E v) { return 3 * v.a; }},
+      {"clamp", unary, [=](auto& p, auto& x) { clamp(p, x.a, x.out, S(lo), S(hi)); },
+       [=](E v) { return std::clamp(v.a, lo, hi); }},
+      {"copy", unary, [](auto& p, auto& x) { copy(p, x.a, x.out); }, [](E v) { return v.a; }},
+      {"fill", {0, s}, [](auto& p, auto& x) { fill(p, x.out, S(1)); }, [](E) { return 1.0; }},
+      // Computed in the scalar type, as the library does: float(i) for the 16-bit types.
+      {"sequence", {0, s}, [](auto& p, auto& x) { sequence(p, x.out, S(0), S(1)); },
+       [](E v) { return static_cast<double>(static_cast<S>(v.i)); }},
   };
-  // Conversion: float -> half, and half or double -> float.
-  using To = std::conditional_t<std::is_same_v<T, float>, __half, float>;
-  all.push_back({"cast", s + sizeof(To), [=](impl w, std::int64_t n) {
-                   cast(par.with(w), in(w, 0, n), array_for<To>(w, 4, n));
-                 }});
+  if constexpr (floating_point_element<T>) {
+    const auto function = [&](const char* name, auto f, double (*reference)(double), bool on_positive) {
+      all.push_back({name, unary, f, [=](E v) { return reference(on_positive ? v.positive : v.a); }});
+    };
+    function("sqrt", [](auto& p, auto& x) { sqrt(p, x.positive, x.out); }, [](double x) { return std::sqrt(x); }, true);
+    function("rsqrt", [](auto& p, auto& x) { rsqrt(p, x.positive, x.out); }, [](double x) { return 1 / std::sqrt(x); }, true);
+    function("log", [](auto& p, auto& x) { log(p, x.positive, x.out); }, [](double x) { return std::log(x); }, true);
+    function("exp", [](auto& p, auto& x) { exp(p, x.a, x.out); }, [](double x) { return std::exp(x); }, false);
+    function("sin", [](auto& p, auto& x) { sin(p, x.a, x.out); }, [](double x) { return std::sin(x); }, false);
+    function("cos", [](auto& p, auto& x) { cos(p, x.a, x.out); }, [](double x) { return std::cos(x); }, false);
+    function("tanh", [](auto& p, auto& x) { tanh(p, x.a, x.out); }, [](double x) { return std::tanh(x); }, false);
+    function("sigmoid", [](auto& p, auto& x) { sigmoid(p, x.a, x.out); },
+             [](double x) { return 1 / (1 + std::exp(-x)); }, false);
+  }
+  all.push_back({"cast", {s, double(sizeof(cast_target<T>))}, [](auto& p, auto& x) { cast(p, x.a, x.cast_out); },
+                 [](E v) { return v.a; }, false, true});
   return all;
 }
 
+// Compares the output at the sampled positions with the expected values, in the output's type.
+template <class O>
+std::string compare(const std::vector<std::size_t>& positions, const std::vector<O>& got,
+                    const std::vector<double>& want) {
+  constexpr bool wide = sizeof(O) > 2;
+  // 16-bit types: the float result rounded (2 eps); float and double: CUDA's math functions are
+  // within a few ulp; integers: exact.
+  const double relative = epsilon<O>() * (wide ? 16 : 2), absolute = epsilon<O>();
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const double expected = to_double(from_double<O>(want[k]));  // rounded to O, as the call does
+    const double value = to_double(got[k]);
+    if (!close(value, expected, relative, absolute)) {
+      return "at index " + std::to_string(positions[k]) + " got " + describe(value) +
+             ", expected " + describe(expected);
+    }
+  }
+  return "";
+}
+
+// Runs `call` once on a poisoned output (for axpy, on fresh random values) and checks it.
 template <class T>
-void register_operations(bool gpu) {
+std::string check_operation(const operation<T>& op, const caller<T>& call, const operands<T>& x,
+                            bool on_device) {
+  const std::size_t n = x.out.size();
+  if (op.in_place) {
+    generate(x.out, distribution_of<T>(slot::a), on_device);
+  } else if (op.casts) {
+    poison(x.cast_out, on_device);
+  } else {
+    poison(x.out, on_device);
+  }
+  const std::vector<std::size_t> positions = sample_positions(n);
+  const auto values = [&](const auto* p) {
+    std::vector<double> v;
+    for (const auto& e : gather(p, positions, on_device)) v.push_back(to_double(e));
+    return v;
+  };
+  const std::vector<double> a = values(x.a.data()), b = values(x.b.data()), c = values(x.c.data()),
+                            pos = values(x.positive.data()), mask = values(x.mask.data()),
+                            before = values(x.out.data());
+  call(x);
+  if (on_device) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::vector<double> want;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    want.push_back(op.expected({positions[k], a[k], b[k], c[k], pos[k], mask[k], before[k]}));
+  }
+  if (op.casts) {
+    if (break_requested()) perturb(x.cast_out.data(), positions[0], on_device);
+    return compare(positions, gather(x.cast_out.data(), positions, on_device), want);
+  }
+  if (break_requested()) perturb(x.out.data(), positions[0], on_device);
+  return compare(positions, gather(x.out.data(), positions, on_device), want);
+}
+
+// One row: time the call, then check it.
+template <class T>
+void register_row(const operation<T>& op, const std::string& row, bool on_gpu, std::int64_t n,
+                  cache c, caller<T> call) {
+  const traffic bytes = op.per_element * static_cast<double>(n);
+  configure(benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
+              const operands<T> x(n, on_gpu);
+              if (on_gpu) {
+                time_on_gpu(state, bytes, c, [&] { call(x); });
+              } else {
+                time_on_host(state, bytes, [&] { call(x); });
+              }
+              verify(state, row, [&] { return check_operation(op, call, x, on_gpu); });
+            }),
+            bytes, on_gpu);
+}
+
+// The grid-stride alternative to raw's one tile per block, for whole 16-byte vectors.
+template <class T>
+struct alignas(16) vector16 {
+  T element[16 / sizeof(T)];
+};
+
+template <class T>
+__global__ void add_grid_stride_kernel(const vector16<T>* a, const vector16<T>* b, vector16<T>* out,
+                                       std::size_t vectors) {
+  for (std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; t < vectors;
+       t += std::size_t{gridDim.x} * blockDim.x) {
+    const vector16<T> x = a[t], y = b[t];
+    vector16<T> r;
+#pragma unroll
+    for (int k = 0; k < 16 / int(sizeof(T)); ++k) r.element[k] = x.element[k] + y.element[k];
+    out[t] = r;
+  }
+}
+
+template <class T>
+void register_type(bool gpu) {
   const std::string type = type_name<T>();
-  for (const operation<T>& op : operations<T>()) {
+  const std::vector<operation<T>> all = operations<T>();
+  for (const operation<T>& op : all) {
     for (std::int64_t n : sizes()) {
-      for (impl which : {impl::cpu, impl::thrust, impl::raw_naive, impl::raw, impl::cub, impl::automatic}) {
-        const bool on_gpu = which != impl::cpu;
-        if (on_gpu && !gpu) continue;
-        if (!on_gpu && n > largest_cpu_size) continue;
-        if (which == impl::automatic && std::string(op.name) != "add") continue;
-        const double bytes = op.bytes_per_element * static_cast<double>(n);
-        configure(benchmark::RegisterBenchmark(
-                      row_name(op.name, type, std::string(name(which)), n).c_str(),
-                      [=, call = op.call](benchmark::State& state) {
-                        if (on_gpu) {
-                          time_on_gpu(state, nullptr, bytes, [&] { call(which, n); });
-                          relate_to_ceiling(state);
-                        } else {
-                          time_on_host(state, bytes, [&] { call(which, n); });
-                        }
-                      }))
-            ->Repetitions(3)
-            ->MinTime(0.005);
+      const traffic bytes = op.per_element * static_cast<double>(n);
+      // The GPU rows of one size and cache next to each other in time: they are compared.
+      for (cache c : gpu ? cache_modes(bytes) : std::vector<cache>{}) {
+        for (impl which : elementwise_implementations) {
+          if (which == impl::cpu) continue;
+          register_row<T>(op, row_name(op.name, type, std::string(name(which)), n, c), true, n, c,
+                          [call = op.call, which](const operands<T>& x) { call(par.with(which), x); });
+        }
+        if (std::string_view(op.name) == "add") {  // automatic: raw today; its row shows the choice
+          register_row<T>(op, row_name(op.name, type, "automatic", n, c), true, n, c,
+                          [call = op.call](const operands<T>& x) { call(par, x); });
+        }
+      }
+      if (n <= largest_cpu_size) {
+        register_row<T>(op, row_name(op.name, type, "cpu", n), false, n, cache::none,
+                        [call = op.call](const operands<T>& x) { call(par.with(impl::cpu), x); });
+      }
+    }
+  }
+  if (!gpu) return;
+  const operation<T>& add_op = all.front();
+  const operation<T>& copy_op = *std::find_if(all.begin(), all.end(), [](const auto& o) {
+    return std::string_view(o.name) == "copy";
+  });
+  for (std::int64_t n : sizes()) {
+    for (cache c : cache_modes(copy_op.per_element * static_cast<double>(n))) {
+      register_row<T>(copy_op, row_name("copy", type, "cudaMemcpy", n, c), true, n, c, [](const operands<T>& x) {
+        check(cudaMemcpyAsync(x.out.data(), x.a.data(), x.a.size_bytes(), cudaMemcpyDeviceToDevice),
+              "cudaMemcpyAsync");
+      });
+    }
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      for (cache c : cache_modes(add_op.per_element * static_cast<double>(n))) {
+        register_row<T>(add_op, row_name("add", type, "thrust_device_sync", n, c), true, n, c,
+                        [](const operands<T>& x) {
+                          thrust::transform(thrust::device, x.a.data(), x.a.data() + x.a.size(), x.b.data(),
+                                            x.out.data(), thrust::plus<T>{});
+                        });
+        register_row<T>(add_op, row_name("add", type, "raw_grid_stride", n, c), true, n, c,
+                        [](const operands<T>& x) {
+                          // n is a multiple of the vector width here: no edge elements.
+                          const std::size_t vectors = x.a.size() / (16 / sizeof(T));
+                          const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
+                              8 * std::size_t(device().multiprocessors), (vectors + 255) / 256));
+                          add_grid_stride_kernel<T><<<blocks, 256>>>(
+                              reinterpret_cast<const vector16<T>*>(x.a.data()),
+                              reinterpret_cast<const vector16<T>*>(x.b.data()),
+                              reinterpret_cast<vector16<T>*>(x.out.data()), vectors);
+                          check(cudaGetLastError(), "add_grid_stride_kernel launch");
+                        });
       }
     }
   }
 }
 
-template <class T>
-void register_add_references() {
-  const std::string type = type_name<T>();
-  for (std::int64_t n : sizes()) {
-    const double bytes = 3.0 * n * sizeof(T);  // read a and b, write out
-    configure(benchmark::RegisterBenchmark(
-                  row_name("add", type, "thrust_device_sync", n).c_str(),
-                  [=](benchmark::State& state) {
-                    const T* a = device_array<T>(0, n).data();
-                    const T* b = device_array<T>(1, n).data();
-                    T* out = device_array<T>(3, n).data();
-                    time_on_gpu(state, nullptr, bytes, [&] {
-                      thrust::transform(thrust::device, a, a + n, b, out, thrust::plus<T>{});
-                    });
-                    relate_to_ceiling(state);
-                  }))
-        ->Repetitions(3)
-        ->MinTime(0.005);
-    configure(benchmark::RegisterBenchmark(
-                  row_name("add", type, "raw_grid_stride", n).c_str(),
-                  [=](benchmark::State& state) {
-                    const T* a = device_array<T>(0, n).data();
-                    const T* b = device_array<T>(1, n).data();
-                    T* out = device_array<T>(3, n).data();
-                    constexpr int V = 16 / sizeof(T);
-                    const std::size_t vectors = n / V;
-                    const unsigned blocks = static_cast<unsigned>(
-                        std::min<std::size_t>(8 * detail::multiprocessor_count(), (vectors + 255) / 256));
-                    time_on_gpu(state, nullptr, bytes, [&] {
-                      add_grid_stride_kernel<V><<<blocks, 256>>>(thrust::plus<T>{}, out, vectors,
-                                                                  a, b);
-                      check(cudaGetLastError(), "add_grid_stride_kernel launch");
-                    });
-                    relate_to_ceiling(state);
-                  }))
-        ->Repetitions(3)
-        ->MinTime(0.005);
-  }
-}
-
 void register_rows(bool gpu) {
-  if (gpu) {
-    register_copy_rows<float>("float", 0.005);
-    register_copy_rows<__half>("half", 0.005);
-    register_copy_rows<double>("double", 0.005);
-    register_add_references<float>();
-    register_add_references<double>();
-  }
-  register_operations<float>(gpu);
-  register_operations<__half>(gpu);
-  register_operations<double>(gpu);
+  const auto defaults = {std::string_view("float"), std::string_view("half"), std::string_view("double")};
+  if (type_selected("float", defaults)) register_type<float>(gpu);
+  if (type_selected("half", defaults)) register_type<__half>(gpu);
+  if (type_selected("double", defaults)) register_type<double>(gpu);
+  if (type_selected("bfloat16", defaults)) register_type<__nv_bfloat16>(gpu);
+  if (type_selected("int32", defaults)) register_type<std::int32_t>(gpu);
 }
 
 }  // namespace

@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reduction family: every implementation side by side with the copy ceiling and the peers.
+// The reduction family: every implementation of the registry (prism::reduce_implementations,
+// and automatic for sum), every stage of the sum's lesson and cuBLAS, against the read ceiling of
+// the run (a reduction reads its input and writes one value).
 //
-// Rows (algorithm/type/implementation/n, n = 2^10 ... 2^28 by 4x, float and double):
-//   sum/...            every implementation of sum, and every stage of its lesson (lesson_<stage>)
-//   min, argmax, dot, norm1, norm2, variance/...   every implementation of the reduction family
-//   dot, norm1, norm2/<type>/cublas/...    cublas<t>dot, <t>asum, <t>nrm2 (result to device memory)
-//   copy/<type>/cudaMemcpy/...             the device-to-device copy ceiling of this run
-//   sum_to_host/<type>/<impl>/1024         latency of a sum returned to the host (wall clock)
+// Rows (algorithm/type/implementation/n[/cold|/warm], n = 2^10 ... 2^28 by 4x, float and double):
+//   sum/...                 every implementation, automatic, and the lesson: lesson_<stage>
+//   min, argmax, dot, norm1, norm2, variance/...   every implementation
+//   dot, norm1, norm2/<type>/cublas/...            cublas<t>dot, <t>asum, <t>nrm2
+//   sum_to_host/<type>/<impl>/1024                 a sum returned to the host: wall clock from
+//                                                  the call to the value in hand
 //   sum_to_host/<type>/thrust_device_reduce/1024   thrust::reduce(thrust::device, ...), as
-//                                          tutorials write it: allocates, synchronizes, copies.
-// The GPU rows deliver their result to device memory, so they time the reduction alone; bytes
-// are the input's (n * sizeof(T), twice that for dot). `automatic` is not timed: it is raw, which measured fastest.
+//                                                  tutorials write it
+// The GPU rows deliver their result to device memory, so they time the reduction alone; thrust's
+// reductions return to the host whatever they are given, so their rows have no gpu_us. cpu runs
+// up to 2^22.
+//
+// Inputs (harness.hpp): x and y uniform in [0.5, 1.5), so that a lost part of the input shows in
+// the sum; in x, for every size n, a largest and a smallest value planted at random positions in
+// [n/2, n), so that argmax's answer is a random position in the second half of each size and no
+// kernel can pass by reading a prefix. After timing, each row checks its result against float64
+// references computed on the host from the same arrays.
 #include <prism/reduce.hpp>
 
 #include "harness.hpp"
@@ -19,11 +28,19 @@
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
 
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace prism::bench {
 namespace {
+
+constexpr std::int64_t largest_size = std::int64_t{1} << 28;
+constexpr std::int64_t largest_cpu_size = std::int64_t{1} << 22;
 
 enum class reduction { sum, min, argmax, dot, norm1, norm2, variance };
 
@@ -40,64 +57,149 @@ constexpr const char* name_of(reduction r) {
   return "";
 }
 
-// One call of reduction r, its result into `result` (8 bytes of device memory, host for cpu).
+// ---- inputs ------------------------------------------------------------------------------------
+
+// Where size n's planted extremes go: random positions in [n/2, n), the two apart.
+std::pair<std::size_t, std::size_t> planted_positions(std::int64_t n) {
+  const std::size_t half = static_cast<std::size_t>(n / 2);
+  const std::size_t high = half + splitmix64(seed() ^ n ^ 0xA) % half;
+  std::size_t low = half + splitmix64(seed() ^ n ^ 0xB) % half;
+  if (low == high) low = half + (low - half + 1) % half;
+  return {high, low};
+}
+
+// x (stream 0, extremes planted) or y (stream 1), of `size` elements on the device or the host.
 template <class T>
-void reduce_once(reduction r, span<const T> x, span<const T> y, void* result, impl which) {
-  const span<T> value(static_cast<T*>(result), 1);
-  switch (r) {
-    case reduction::sum: sum(par.with(which), x, value); break;
-    case reduction::min: min(par.with(which), x, value); break;
-    case reduction::argmax:
-      argmax(par.with(which), x, span<std::size_t>(static_cast<std::size_t*>(result), 1));
-      break;
-    case reduction::dot: dot(par.with(which), x, y, value); break;
-    case reduction::norm1: norm1(par.with(which), x, value); break;
-    case reduction::norm2: norm2(par.with(which), x, value); break;
-    case reduction::variance: variance(par.with(which), x, value); break;
+void make_input(span<T> out, int which, bool on_device) {
+  generate(out, distribution{static_cast<std::uint64_t>(which), 0.5, 1.5}, on_device);
+  if (which != 0) return;
+  int k = 0;
+  for (std::int64_t n : sizes()) {
+    if (static_cast<std::size_t>(n) > out.size()) break;
+    const auto [high, low] = planted_positions(n);
+    // Each size's extremes beyond the smaller sizes': the largest and smallest of its prefix.
+    const T values[2] = {from_double<T>(2.0 + k), from_double<T>(0.4 - 0.03 * k)};
+    for (int e = 0; e < 2; ++e) {
+      T* at = out.data() + (e == 0 ? high : low);
+      if (on_device) {
+        check(cudaMemcpy(at, &values[e], sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      } else {
+        *at = values[e];
+      }
+    }
+    ++k;
   }
 }
 
-// Rows are short: 3 repetitions of at least 0.03 s keep the suite's whole run within minutes.
-benchmark::internal::Benchmark* short_rows(benchmark::internal::Benchmark* b) {
-  return configure(b)->MinTime(0.03)->Repetitions(3);
+template <class T>
+span<const T> input(int which, std::int64_t n, bool on_device) {
+  static std::map<int, device_buffer<T>> on_gpu;
+  static std::map<int, std::vector<T>> on_cpu;
+  if (on_device) {
+    auto [it, made] = on_gpu.try_emplace(which);
+    if (made) {
+      it->second = device_buffer<T>(largest_size);
+      make_input(it->second.view(), which, true);
+    }
+    return it->second.view().subspan(0, static_cast<std::size_t>(n));
+  }
+  auto [it, made] = on_cpu.try_emplace(which);
+  if (made) {
+    it->second.resize(largest_cpu_size);
+    make_input(span<T>(it->second), which, false);
+  }
+  return span<const T>(it->second).subspan(0, static_cast<std::size_t>(n));
 }
 
-// The second input only for dot: every row allocates and fills its own arrays.
-template <class T>
-struct inputs {
-  inputs(std::size_t n, reduction r) : x(n), y(r == reduction::dot ? n : 0), result(1) {
-    check(cudaMemset(x.data(), 0x3C, n * sizeof(T)), "cudaMemset");
-    if (y.size() > 0) check(cudaMemset(y.data(), 0x3D, y.size() * sizeof(T)), "cudaMemset");
-  }
-  device_buffer<T> x, y;
-  device_buffer<double> result;
+// ---- float64 references ------------------------------------------------------------------------
+
+struct reference {
+  double sum, abs_sum, min, dot, sum_squares, variance;
+  std::size_t argmax;
 };
 
+// The references of every size in one pass over the largest arrays (each size is a prefix).
 template <class T>
-void register_reduction(reduction r, std::span<const impl> implementations, bool gpu) {
-  const std::string type = type_name<T>();
-  for (std::int64_t n : sizes()) {
-    const double bytes = (r == reduction::dot ? 2.0 : 1.0) * n * sizeof(T);
-    for (impl which : implementations) {
-      if (which == impl::automatic) continue;
-      const bool on_gpu = which != impl::cpu;
-      if (on_gpu && !gpu) continue;
-      short_rows(benchmark::RegisterBenchmark(
-          row_name(name_of(r), type, std::string(name(which)), n).c_str(),
-          [=](benchmark::State& state) {
-            if (on_gpu) {
-              inputs<T> in(n, r);
-              time_on_gpu(state, nullptr, bytes, [&] {
-                reduce_once<T>(r, in.x.view(), in.y.view(), in.result.data(), which);
-              });
-              relate_to_ceiling(state);
-            } else {
-              std::vector<T> x(n, T(1)), y(r == reduction::dot ? n : 0, T(2));
-              double result = 0;
-              time_on_host(state, bytes, [&] { reduce_once<T>(r, x, y, &result, which); });
-            }
-          }));
+std::map<std::int64_t, reference> references_of(const T* x, const T* y, std::int64_t largest) {
+  std::map<std::int64_t, reference> refs;
+  double sum = 0, abs_sum = 0, squares = 0, dot = 0;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  std::size_t argmax = 0;
+  const std::vector<std::int64_t> all = sizes();
+  auto next = all.begin();
+  for (std::int64_t i = 0; i < largest && next != all.end(); ++i) {
+    const double v = to_double(x[i]), w = to_double(y[i]);
+    sum += v;
+    abs_sum += std::fabs(v);
+    squares += v * v;
+    dot += v * w;
+    low = std::min(low, v);
+    if (v > high) high = v, argmax = static_cast<std::size_t>(i);
+    if (i + 1 == *next) {
+      const double mean = sum / static_cast<double>(i + 1);
+      refs[i + 1] = {sum, abs_sum, low, dot, squares, squares / static_cast<double>(i + 1) - mean * mean, argmax};
+      ++next;
     }
+  }
+  return refs;
+}
+
+// The references for the device arrays (copied back once) or the host ones.
+template <class T>
+const reference& reference_for(std::int64_t n, bool on_device) {
+  static std::map<bool, std::map<std::int64_t, reference>> cache;
+  auto [it, made] = cache.try_emplace(on_device);
+  if (made) {
+    const std::int64_t largest = on_device ? largest_size : largest_cpu_size;
+    if (on_device) {
+      std::vector<T> x(largest), y(largest);
+      check(cudaMemcpy(x.data(), input<T>(0, largest, true).data(), largest * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check(cudaMemcpy(y.data(), input<T>(1, largest, true).data(), largest * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      it->second = references_of(x.data(), y.data(), largest);
+    } else {
+      it->second = references_of(input<T>(0, largest, false).data(), input<T>(1, largest, false).data(), largest);
+    }
+  }
+  return it->second.at(n);
+}
+
+// The result against the reference: sums within a relative tolerance of the sum of magnitudes
+// (float: accumulation order differs between implementations; cpu adds a whole share per thread
+// in float), extremes and indices exactly.
+template <class T>
+std::string judge(reduction r, const reference& ref, double got) {
+  const bool single = sizeof(T) == 4;
+  const double tolerance = single ? 2e-4 : 1e-10, variance_tolerance = single ? 1e-3 : 1e-9;
+  double want = 0, scale = 0;
+  switch (r) {
+    case reduction::sum: want = ref.sum, scale = tolerance * ref.abs_sum; break;
+    case reduction::min: want = to_double(from_double<T>(ref.min)); break;
+    case reduction::argmax: want = static_cast<double>(ref.argmax); break;
+    case reduction::dot: want = ref.dot, scale = tolerance * ref.dot; break;
+    case reduction::norm1: want = ref.abs_sum, scale = tolerance * ref.abs_sum; break;
+    case reduction::norm2: want = std::sqrt(ref.sum_squares), scale = tolerance * want; break;
+    case reduction::variance: want = ref.variance, scale = variance_tolerance * ref.variance; break;
+  }
+  if (close(got, want, 0, scale)) return "";
+  return std::string(name_of(r)) + " = " + describe(got) + ", expected " + describe(want) +
+         " (tolerance " + describe(scale) + ")";
+}
+
+// ---- calls -------------------------------------------------------------------------------------
+
+// One call of reduction r, its result into `result` (8 bytes of device memory, host for cpu).
+template <class T>
+void reduce_once(reduction r, const execution_policy& policy, span<const T> x, span<const T> y,
+                 void* result) {
+  const span<T> value(static_cast<T*>(result), 1);
+  switch (r) {
+    case reduction::sum: sum(policy, x, value); break;
+    case reduction::min: min(policy, x, value); break;
+    case reduction::argmax: argmax(policy, x, span<std::size_t>(static_cast<std::size_t*>(result), 1)); break;
+    case reduction::dot: dot(policy, x, y, value); break;
+    case reduction::norm1: norm1(policy, x, value); break;
+    case reduction::norm2: norm2(policy, x, value); break;
+    case reduction::variance: variance(policy, x, value); break;
   }
 }
 
@@ -132,95 +234,132 @@ void cublas_once(reduction r, const T* x, const T* y, T* result, int n) {
   }
 }
 
+// ---- rows --------------------------------------------------------------------------------------
+
 template <class T>
-void register_cublas(reduction r) {
-  const std::string type = type_name<T>();
-  for (std::int64_t n : sizes()) {
-    const double bytes = (r == reduction::dot ? 2.0 : 1.0) * n * sizeof(T);
-    short_rows(benchmark::RegisterBenchmark(row_name(name_of(r), type, "cublas", n).c_str(),
-                                            [=](benchmark::State& state) {
-                                              inputs<T> in(n, r);
-                                              auto* result = reinterpret_cast<T*>(in.result.data());
-                                              time_on_gpu(state, nullptr, bytes, [&] {
-                                                cublas_once<T>(r, in.x.data(), in.y.data(), result,
-                                                               static_cast<int>(n));
-                                              });
-                                              relate_to_ceiling(state);
-                                            }));
-  }
+using reducer = std::function<void(span<const T> x, span<const T> y, void* result)>;
+
+// Reads the result (and perturbs it first under PRISM_BENCH_BREAK) as a double.
+template <class T>
+double read_result(reduction r, void* result, bool on_device) {
+  const auto read = [&](auto* p) {
+    if (break_requested()) perturb(p, 0, on_device);
+    std::remove_pointer_t<decltype(p)> v{};
+    if (on_device) {
+      check(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    } else {
+      v = *p;
+    }
+    return to_double(v);
+  };
+  if (r == reduction::argmax) return read(static_cast<std::size_t*>(result));
+  return read(static_cast<T*>(result));
 }
 
-// What a caller waits for a small sum to come back: wall clock per call, from the call to the
-// value in hand.
 template <class T>
-void register_latency(bool gpu) {
-  const std::string type = type_name<T>();
-  constexpr std::int64_t n = 1024;
-  for (impl which : reduce_implementations) {
-    const bool on_gpu = which != impl::cpu;
-    if (on_gpu && !gpu) continue;
-    short_rows(benchmark::RegisterBenchmark(
-        row_name("sum_to_host", type, std::string(name(which)), n).c_str(),
-        [=](benchmark::State& state) {
-          if (on_gpu) {
-            inputs<T> in(n, reduction::sum);
-            time_on_host(state, n * sizeof(T), [&] {
-              benchmark::DoNotOptimize(sum(par.with(which), in.x.view()));
-            });
-          } else {
-            std::vector<T> x(n, T(1));
-            time_on_host(state, n * sizeof(T), [&] { benchmark::DoNotOptimize(sum(par.with(which), x)); });
-          }
-        }));
-  }
-  if (!gpu) return;
-  short_rows(benchmark::RegisterBenchmark(
-      row_name("sum_to_host", type, "thrust_device_reduce", n).c_str(), [=](benchmark::State& state) {
-        inputs<T> in(n, reduction::sum);
-        time_on_host(state, n * sizeof(T), [&] {
-          benchmark::DoNotOptimize(thrust::reduce(thrust::device, in.x.data(), in.x.data() + n, T(0)));
-        });
-      }));
+void register_row(reduction r, const std::string& row, bool on_gpu, std::int64_t n, cache c,
+                  reducer<T> call) {
+  const traffic bytes{(r == reduction::dot ? 2.0 : 1.0) * static_cast<double>(n) * sizeof(T), 0};
+  configure(benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
+              const span<const T> x = input<T>(0, n, on_gpu), y = input<T>(1, n, on_gpu);
+              device_buffer<double> device_result(on_gpu ? 1 : 0);
+              double host_result = 0;
+              void* result = on_gpu ? static_cast<void*>(device_result.data()) : &host_result;
+              if (on_gpu) {
+                time_on_gpu(state, bytes, c, [&] { call(x, y, result); });
+              } else {
+                time_on_host(state, bytes, [&] { call(x, y, result); });
+              }
+              verify(state, row, [&] {
+                poison(span<double>(static_cast<double*>(result), 1), on_gpu);
+                call(x, y, result);
+                if (on_gpu) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+                return judge<T>(r, reference_for<T>(n, on_gpu), read_result<T>(r, result, on_gpu));
+              });
+            }),
+            bytes, on_gpu);
 }
 
-// The stages of the sum's lesson, timed like the implementations.
 template <class T>
-void register_sum_lesson() {
-  const std::string type = type_name<T>();
+void register_reduction(reduction r, bool gpu) {
+  const std::string type = type_name<T>(), algorithm = name_of(r);
+  const bool blas = r == reduction::dot || r == reduction::norm1 || r == reduction::norm2;
   for (std::int64_t n : sizes()) {
-    for (reduce_stage stage : reduce_lesson) {
-      short_rows(benchmark::RegisterBenchmark(
-          row_name("sum", type, "lesson_" + std::string(name(stage)), n).c_str(),
-          [=](benchmark::State& state) {
-            inputs<T> in(n, reduction::sum);
-            const span<T> value(reinterpret_cast<T*>(in.result.data()), 1);
-            time_on_gpu(state, nullptr, n * sizeof(T), [&] { sum(stage, par, in.x.view(), value); });
-            relate_to_ceiling(state);
-          }));
+    const traffic bytes{(r == reduction::dot ? 2.0 : 1.0) * static_cast<double>(n) * sizeof(T), 0};
+    // The GPU rows of one size and cache next to each other in time: they are compared.
+    for (cache c : gpu ? cache_modes(bytes) : std::vector<cache>{}) {
+      for (impl which : reduce_implementations) {
+        if (which == impl::cpu) continue;
+        register_row<T>(r, row_name(algorithm, type, std::string(name(which)), n, c), true, n, c,
+                        [=](span<const T> x, span<const T> y, void* out) { reduce_once<T>(r, par.with(which), x, y, out); });
+      }
+      if (r == reduction::sum) {
+        register_row<T>(r, row_name(algorithm, type, "automatic", n, c), true, n, c,
+                        [=](span<const T> x, span<const T> y, void* out) { reduce_once<T>(r, par, x, y, out); });
+        for (reduce_stage stage : reduce_lesson) {
+          register_row<T>(r, row_name(algorithm, type, "lesson_" + std::string(name(stage)), n, c), true, n, c,
+                          [=](span<const T> x, span<const T>, void* out) {
+                            sum(stage, par, x, span<T>(static_cast<T*>(out), 1));
+                          });
+        }
+      }
+      if (blas) {
+        register_row<T>(r, row_name(algorithm, type, "cublas", n, c), true, n, c,
+                        [=](span<const T> x, span<const T> y, void* out) {
+                          cublas_once<T>(r, x.data(), y.data(), static_cast<T*>(out), static_cast<int>(x.size()));
+                        });
+      }
+    }
+    if (n <= largest_cpu_size) {
+      register_row<T>(r, row_name(algorithm, type, "cpu", n), false, n, cache::none,
+                      [=](span<const T> x, span<const T> y, void* out) { reduce_once<T>(r, par.with(impl::cpu), x, y, out); });
     }
   }
 }
 
+// What a caller waits for a small sum to come back: wall clock from the call to the value in hand.
+template <class T>
+void register_sum_to_host(bool gpu) {
+  const std::string type = type_name<T>();
+  constexpr std::int64_t n = 1024;
+  const traffic bytes{n * sizeof(T), 0};
+  const auto row = [&](const std::string& implementation, bool on_gpu, cache c, std::function<T(span<const T>)> call) {
+    const std::string name = row_name("sum_to_host", type, implementation, n, c);
+    configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                const span<const T> x = input<T>(0, n, on_gpu);
+                time_on_host(state, bytes, [&] { benchmark::DoNotOptimize(call(x)); }, c);
+                verify(state, name, [&] {
+                  T value = call(x);
+                  if (break_requested()) perturb(&value, 0, false);
+                  return judge<T>(reduction::sum, reference_for<T>(n, on_gpu), to_double(value));
+                });
+              }),
+              bytes, on_gpu);
+  };
+  for (cache c : gpu ? cache_modes(bytes) : std::vector<cache>{}) {
+    for (impl which : reduce_implementations) {
+      if (which != impl::cpu) row(std::string(name(which)), true, c, [=](span<const T> x) { return sum(par.with(which), x); });
+    }
+    row("thrust_device_reduce", true, c, [](span<const T> x) {
+      return thrust::reduce(thrust::device, x.data(), x.data() + x.size(), T(0));
+    });
+  }
+  row("cpu", false, cache::none, [](span<const T> x) { return sum(par.with(impl::cpu), x); });
+}
+
 template <class T>
 void register_type(bool gpu) {
-  if (gpu) register_sum_lesson<T>();
-  for (reduction r : {reduction::sum, reduction::min, reduction::argmax, reduction::dot, reduction::norm1,
-                      reduction::norm2, reduction::variance}) {
-    register_reduction<T>(r, reduce_implementations, gpu);
+  for (reduction r : {reduction::sum, reduction::min, reduction::argmax, reduction::dot,
+                      reduction::norm1, reduction::norm2, reduction::variance}) {
+    register_reduction<T>(r, gpu);
   }
-  if (gpu) {
-    for (reduction r : {reduction::dot, reduction::norm1, reduction::norm2}) register_cublas<T>(r);
-  }
-  register_latency<T>(gpu);
+  register_sum_to_host<T>(gpu);
 }
 
 void register_rows(bool gpu) {
-  if (gpu) {
-    register_copy_rows<float>("float");
-    register_copy_rows<double>("double");
-  }
-  register_type<float>(gpu);
-  register_type<double>(gpu);
+  const auto defaults = {std::string_view("float"), std::string_view("double")};
+  if (type_selected("float", defaults)) register_type<float>(gpu);
+  if (type_selected("double", defaults)) register_type<double>(gpu);
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores)
 # test      every CTest test, the 2^31-element ones included
-# sanitize  compute-sanitizer memcheck, racecheck and synccheck over the GPU tests (the huge-size
-#           tests and the many-host-threads stress test are left to the plain pass: the
-#           sanitizer serializes and slows kernels many times)
+# sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
+#           the conformance kit's concurrency tests included (the huge-size tests are left to the
+#           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
+#           element-wise family's add and the rest in full). Tests that make CUDA fail on purpose
+#           (allocation failures) are left out: the sanitizers count those API errors.
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json, and the peers
 #           (bench/peers.py) to OUTDIR/peers.json; then bench/report writes OUTDIR/*.md
 # The log of each stage goes to OUTDIR/<stage>.log; the script stops at the first failure.
@@ -33,13 +35,18 @@ stage_test() {
 stage_sanitize() {
   # Every (tool, binary) pair at once: the GPU has room, and the wall time is the slowest pair's.
   local logs=() pids=() failed=0
+  local gpu='*Gpu*:*/thrust:*/raw_naive:*/raw:*/cub:*/automatic'
+  local on_purpose='*Huge*:*CallersPendingError*:*AllocationFailure*:*NoDevice*'
   for binary in "$build"/test/test_*; do
-    for tool in memcheck racecheck synccheck; do
+    for tool in memcheck racecheck synccheck initcheck; do
+      local filter="$gpu:-$on_purpose"
+      if [ $tool = racecheck ] && [ "${binary##*/}" = test_elementwise ]; then
+        filter="Add*:*Conformance*:-$on_purpose"
+      fi
       log="$out/.sanitize-$tool-${binary##*/}.log"
       logs+=("$log")
-      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-        "$binary" --gtest_filter='*/*:Gpu*:-*/cpu:*Huge*:GpuStreams*' --gtest_brief=1 \
-        >"$log" 2>&1 &
+      timeout 480 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+        "$binary" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
       pids+=($!)
     done
   done

@@ -116,7 +116,12 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
         break;
     }
     if (host && host_array == nullptr) host_array = a.name;
-    if (host && device) refuse(algorithm, std::string(a.name) + " and an earlier array are in different places (host and device memory)");
+  }
+  // automatic decides from where the data lives: it must live in one place. A named
+  // implementation says below which array is in the wrong place.
+  if (asked == impl::automatic && host && device) {
+    refuse(algorithm, std::string(host_array) + " is host memory and another array device memory: "
+                      "automatic cannot tell where to run");
   }
 
   impl which = asked;

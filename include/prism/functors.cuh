@@ -126,10 +126,22 @@ struct min_and_max {
   }
 };
 
-template <class T>
+// (value, index). A value narrower than the index gets a spare field, always written, where the
+// compiler would leave padding: a result copied back whole holds no uninitialized byte.
+template <class T, bool narrow = (sizeof(T) < sizeof(std::int64_t))>
 struct located {
   T value;
   std::int64_t index;
+  located() = default;
+  __host__ __device__ located(T v, std::int64_t i) : value(v), index(i) {}
+};
+template <class T>
+struct located<T, true> {
+  T value;
+  unsigned char spare[sizeof(std::int64_t) - sizeof(T)];
+  std::int64_t index;
+  located() = default;
+  __host__ __device__ located(T v, std::int64_t i) : value(v), spare{}, index(i) {}
 };
 
 // The position of the smallest (largest) value; of equal values the first; a NaN beats any

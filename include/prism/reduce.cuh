@@ -186,6 +186,7 @@ template <class R, class Acc, class F, class Op, class G, class... In>
 R reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
              G finalize, R* device_result, std::size_t n, const In*... in) {
   const cudaStream_t stream = policy.stream();
+  clear_stale_error();
   std::size_t temp_bytes = 0;
   check(cub_reduce(nullptr, temp_bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
         "cub::DeviceReduce", algorithm);
@@ -200,7 +201,6 @@ R reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, 
     Acc* out = slot ? static_cast<Acc*>(slot->get())
                : finished ? reinterpret_cast<Acc*>(device_result)
                           : device_slot;
-    clear_stale_error();
     check(cub_reduce(temp, temp_bytes, f, op, identity, out, n, stream, in...), "cub::DeviceReduce",
           algorithm);
     if (!slot) {

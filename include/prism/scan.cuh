@@ -1,0 +1,1272 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// prism's scans and the selections built on them, for any operator, predicate and equality, in
+// every implementation:
+//
+//   prism::inclusive_scan(policy, x, out, op)                    out[i] = x[0] op ... op x[i]
+//   prism::exclusive_scan(policy, x, out, init, op)              out[i] = init op x[0] op ... op x[i-1]
+//   prism::inclusive_scan_by_key(policy, keys, x, out, op, eq)   the same, restarting where !eq(key[i-1], key[i])
+//   prism::exclusive_scan_by_key(policy, keys, x, out, init, op, eq)
+//   prism::compact_if(policy, x, stencil, out, pred)             x[i] where pred(stencil[i]), in order
+//   prism::partition_if(policy, x, stencil, out, pred)           those first, then the others, both in order
+//   prism::unique(policy, x, out, eq)                            each x[i] with !eq(x[i-1], x[i])
+//   prism::unique_by_key(policy, keys, x, keys_out, out, eq)
+//   prism::run_length_encode(policy, x, unique_out, counts_out, eq)
+//   prism::reduce_by_key(policy, keys, x, keys_out, sums_out, op, eq)
+//
+// The selections return how many elements they wrote (the call waits), or, with a one-element
+// `count` array before the functors, write it there (nothing waits; impl::thrust excepted). This is
+// the generic layer under the compiled family of <prism/scan.hpp> (sum, min and max on the standard
+// types); CUDA translation units call it with their own types and functors.
+//
+// Contract. op must be associative (it need not commute, and needs no identity: every
+// implementation keeps the order of the elements); eq must be an equivalence; both, and pred, must
+// be __host__ __device__ for impl::cpu (a __device__-only lambda is refused there).
+//
+// The implementations (figures: docs/benchmarks/scan.md):
+//   cpu     Thrust's algorithms through its OpenMP system, on host memory.
+//   thrust  the same Thrust algorithms on the GPU, on the caller's stream (par_nosync), temporary
+//           storage from prism's scratch. Thrust's scans are CUB's DeviceScan underneath and do not
+//           synchronize; its selections (copy_if, stable_partition_copy, unique_copy,
+//           unique_by_key_copy, reduce_by_key) return an iterator, so they copy the count to the
+//           host and wait, even with par_nosync: those cannot be captured into a graph. Thrust's
+//           unique counts in int: refused past 2^31 - 1 elements.
+//   cub     cub::DeviceScan, DeviceSelect (FlaggedIf, Unique, UniqueByKey), DevicePartition::Flagged
+//           (which writes the rejected elements in reverse: a second kernel turns them around),
+//           DeviceRunLengthEncode::Encode (counts in int: refused past 2^31 - 1 elements) and
+//           DeviceReduce::ReduceByKey; temporary storage from prism's scratch.
+//   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
+//           a tile of 256 threads x 4 vectors of 16 bytes (4096 floats), reduces it, publishes its
+//           aggregate, learns the combination of everything before it from its predecessors'
+//           states, publishes its inclusive prefix and writes its outputs. Every operation is one
+//           `program` for the same kernel: the scan's value is the element (scan), a (value, run
+//           started) pair (scan by key), a count of kept elements (the selections, whose kept
+//           elements are gathered in shared memory and written out in order with coalesced
+//           stores), or a (runs started, sum) pair (run-length encoding, reduce by key). 2n bytes
+//           for a scan, like CUB's, and one launch (two with the zeroing of the tile states; the
+//           partition adds a count of the flags first, so that the rejected elements know where
+//           they start). Tile states are zeroed with cudaMemsetAsync before the kernel, and tiles
+//           take their index from the scratch's zeroed counter (a ticket), which the last tile sets
+//           back to zero.
+// Determinism. Every implementation combines in an order fixed by n, so results are run-to-run
+// identical on the same device; floating-point scans differ between implementations in the last
+// bits.
+#include <prism/dispatch.cuh>
+#include <prism/functors.cuh>
+#include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/block_scan.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/tile_state.cuh>
+#include <prism/primitives/vector_access.cuh>
+#include <prism/scan.hpp>
+#include <prism/scratch.hpp>
+#include <prism/span.hpp>
+
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/count.h>
+#include <thrust/copy.h>
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/partition.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/omp/execution_policy.h>
+#include <thrust/unique.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace prism {
+
+namespace functors {
+// a == b: what the compiled selections compare with (IEEE for floating point: -0.0 == +0.0, a NaN
+// equals nothing). CUB's Unique, Encode and ReduceByKey compare with == themselves: the cub
+// implementation calls them where the equality is this one.
+template <class T>
+struct equal_to {
+  __host__ __device__ bool operator()(const T& a, const T& b) const { return a == b; }
+};
+
+// A flag that is not zero.
+template <class T>
+struct nonzero {
+  __host__ __device__ bool operator()(const T& flag) const { return flag != T(0); }
+};
+}  // namespace functors
+
+namespace detail {
+
+// ---- raw: the single-pass kernel ------------------------------------------------------------------
+
+// 16-byte vectors per thread per array: 4 keeps 64 bytes of each array in flight per thread, what
+// the tuned reduction needed to reach the ceiling.
+inline constexpr int scan_rounds = 4;
+
+// Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
+template <class... T>
+constexpr int scan_vector = std::max(1, vector_width<T...>);
+
+template <class T, int V>
+constexpr bool vectorizable = std::is_trivially_copyable_v<T> &&
+                              (sizeof(T) * V == 1 || sizeof(T) * V == 2 || sizeof(T) * V == 4 ||
+                               sizeof(T) * V == 8 || sizeof(T) * V == 16);
+
+// Whether p can be accessed with V-element vectors from element 0 on (every vector of a tile then
+// is aligned: tiles and vectors start at multiples of V).
+template <int V, class T>
+bool vector_aligned(const T* p) {
+  if constexpr (vectorizable<T, V>) {
+    return aligned(p, sizeof(T) * V);
+  } else {
+    return false;
+  }
+}
+
+// Elements i .. i + V - 1 (those below n): one 16-byte load where the array is aligned and the
+// vector whole, element by element otherwise. Elements past n repeat element n - 1 (never read
+// past the array); the programs ignore them.
+template <int V, class T>
+__device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool aligned, T (&out)[V]) {
+  if constexpr (vectorizable<T, V>) {
+    if (aligned && i + V <= n) {
+      const vector_of<T, V> v = load_vector<V>(p + i);
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = v.element[k];
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = p[i + k < n ? i + k : n - 1];
+}
+
+template <int V, class T>
+__device__ void store_elements(T* p, std::size_t i, std::size_t n, bool aligned, const T (&in)[V]) {
+  if constexpr (vectorizable<T, V>) {
+    if (aligned && i + V <= n) {
+      vector_of<T, V> v;
+#pragma unroll
+      for (int k = 0; k < V; ++k) v.element[k] = in[k];
+      store_vector<V>(p + i, v);
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    if (i + k < n) p[i + k] = in[k];
+}
+
+// What a program knows of its tile when it writes its outputs.
+template <class S>
+struct tile_info {
+  std::size_t tile, tiles;
+  std::size_t base;  // the tile's first element
+  std::size_t n;
+  maybe<S> prefix;   // everything before the tile combined (absent for tile 0 of a scan without init)
+  S aggregate;       // the tile's own elements combined
+};
+
+template <class Program>
+constexpr std::size_t tile_items = std::size_t{block_size} * scan_rounds * Program::vector;
+
+// Raw bytes for a shared array of T: shared variables cannot have constructors.
+template <class T, std::size_t N>
+struct shared_array {
+  alignas(alignof(T)) unsigned char bytes[N * sizeof(T)];
+  __device__ T* data() { return reinterpret_cast<T*>(bytes); }
+};
+
+// One tile per block. Each warp owns a contiguous span of 32 * rounds * V elements: in round r
+// lane l holds the V elements at span + (r * 32 + l) * V, so each round is one coalesced 16-byte
+// load per lane, and the elements are in order lane by lane, round by round, warp by warp. The
+// scan of a tile: each thread reduces its vector, a warp scan of those per round (shuffles), the
+// rounds chained, the warps combined through shared memory; then the tile's prefix from the
+// look-back, and the program writes every element with its exclusive prefix.
+//
+// A Program supplies: scan_type S and its operator (combiner()); vector (V); items (what a thread
+// keeps of its elements besides their scan values) and shared_storage; initial() (the prefix of
+// element 0: the init of an exclusive scan, or absent); load(i, items, s) (the elements
+// i .. i + V - 1 into scan values); emit(i, items, s, prefix, tile, shared) (the outputs of those
+// elements, given the combination of everything before element i); finish(tile, shared), after a
+// __syncthreads, for what the whole block writes together.
+template <class Program>
+__global__ void __launch_bounds__(block_size)
+    single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
+                       std::size_t n, unsigned tiles) {
+  using S = typename Program::scan_type;
+  constexpr int V = Program::vector, R = scan_rounds;
+  const auto op = program.combiner();
+  __shared__ typename Program::shared_storage program_shared;
+  __shared__ shared_array<S, block_size / 32> warp_totals;
+  __shared__ shared_array<S, 1> tile_exclusive;
+  __shared__ unsigned tile_ticket;
+
+  // Tiles in the order blocks start: every tile this one waits for has started before it.
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(ticket, 1u);
+    if (t == tiles - 1) *ticket = 0;  // the last to take one: the counter is the next call's again
+    tile_ticket = t;
+  }
+  __syncthreads();
+  const std::size_t tile = tile_ticket;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::size_t base = tile * tile_items<Program>;
+  const std::size_t span = base + std::size_t{warp} * 32 * R * V;
+
+  typename Program::items items[R];
+  S s[R][V];
+#pragma unroll
+  for (int r = 0; r < R; ++r) program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r]);
+
+  // Each round: the thread's vector reduced, scanned across the warp; rounds chained in order.
+  maybe<S> round_prefix[R];
+  maybe<S> before_round{S{}, false};
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    S a = s[r][0];
+#pragma unroll
+    for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
+    const S inclusive = warp_inclusive_scan(a, op);
+    const S lane_exclusive = shuffle_up(inclusive, 1);
+    const S round_total = shuffle_index(inclusive, 31);
+    round_prefix[r] = lane > 0 ? maybe<S>{combine(before_round, lane_exclusive, op), true} : before_round;
+    before_round = {combine(before_round, round_total, op), true};
+  }
+  S aggregate;
+  const maybe<S> warp_prefix = block_combine_warps(before_round.value, op, warp_totals.data(), aggregate);
+
+  // The tile's prefix: tile 0 has it at once; the others publish their aggregate and look back.
+  maybe<S> prefix = program.initial();
+  if (tile == 0) {
+    if (threadIdx.x == 0 && tiles > 1) states.publish(0, tile_prefix, combine(prefix, aggregate, op));
+  } else {
+    if (warp == 0) {
+      if (lane == 0) states.publish(tile, tile_aggregate, aggregate);
+      const S exclusive = look_back(states, tile, op);
+      if (lane == 0) {
+        states.publish(tile, tile_prefix, op(exclusive, aggregate));
+        *tile_exclusive.data() = exclusive;
+      }
+    }
+    __syncthreads();
+    prefix = {*tile_exclusive.data(), true};
+  }
+
+  const tile_info<S> info{tile, tiles, base, n, prefix, aggregate};
+  const maybe<S> thread_prefix = combine(prefix, warp_prefix, op);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    program.emit(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r],
+                 combine(thread_prefix, round_prefix[r], op), info, program_shared);
+  }
+  __syncthreads();
+  program.finish(info, program_shared);
+}
+
+// Runs a program over n > 0 elements: the tile states (and `extra_bytes` for the program, both
+// zeroed with one cudaMemsetAsync, skipped when there is one tile and nothing extra) in scratch,
+// then `before(extra, stream)` (work the program needs done first), then the kernel.
+// make(extra) builds the program from the zeroed extra bytes.
+struct no_work_before {
+  void operator()(void*, cudaStream_t) const {}
+};
+template <class Program, class Make, class Before = no_work_before>
+void run_single_pass(const char* algorithm, const execution_policy& policy, std::size_t n, Make make,
+                     std::size_t extra_bytes = 0, Before before = {}) {
+  using S = typename Program::scan_type;
+  const std::size_t tiles = (n + tile_items<Program> - 1) / tile_items<Program>;
+  if (tiles >= UINT_MAX) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
+                                " elements are more than the raw implementation's 2^32 - 1 tiles");
+  }
+  const std::size_t extra = (extra_bytes + 255) / 256 * 256;
+  const std::size_t state_bytes = tiles > 1 ? tile_state<S>::bytes(tiles) : 0;
+  const cudaStream_t stream = policy.stream();
+  const scratch lease = acquire_scratch(extra + state_bytes, with_explicit_stream(policy), algorithm);
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  const std::size_t zeroed = extra + (tiles > 1 ? tile_state<S>::status_bytes(tiles) : 0);
+  if (zeroed > 0) check(cudaMemsetAsync(memory, 0, zeroed, stream), "cudaMemsetAsync", algorithm);
+  before(static_cast<void*>(memory), stream);
+  const tile_state<S> states(memory + extra, tiles);
+  launch(algorithm, "single_pass_kernel", single_pass_kernel<Program>, static_cast<unsigned>(tiles), block_size,
+         stream, make(static_cast<void*>(memory)), states, lease.zeroed_counter(), n, static_cast<unsigned>(tiles));
+}
+
+// ---- the programs ---------------------------------------------------------------------------------
+
+struct nothing {};
+
+// scan: the scan value is the element.
+template <class T, class Op>
+struct scan_program {
+  using scan_type = T;
+  static constexpr int vector = scan_vector<T>;
+  using items = nothing;
+  using shared_storage = nothing;
+  const T* x;
+  T* out;
+  std::size_t n;
+  Op op;
+  bool exclusive;
+  T init;
+  bool x_aligned, out_aligned;
+
+  __device__ Op combiner() const { return op; }
+  __device__ maybe<T> initial() const { return {init, exclusive}; }
+  __device__ void load(std::size_t i, items&, T (&s)[vector]) const { load_elements<vector>(x, i, n, x_aligned, s); }
+  __device__ void emit(std::size_t i, const items&, const T (&s)[vector], maybe<T> running,
+                       const tile_info<T>&, shared_storage&) const {
+    T o[vector];
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (exclusive) o[k] = running.value;
+      running = {combine(running, s[k], op), true};
+      if (!exclusive) o[k] = running.value;
+    }
+    store_elements<vector>(out, i, n, out_aligned, o);
+  }
+  __device__ void finish(const tile_info<T>&, shared_storage&) const {}
+};
+
+// Whether element i starts a run: i is 0 or its key differs from the one before. keys[i - 1] of a
+// vector's first element was loaded by the lane before (an L1 hit).
+template <int V, class K, class Eq>
+__device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V]) {
+  head[0] = i < n && (i == 0 || !eq(keys[i - 1], k[0]));
+#pragma unroll
+  for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
+}
+
+// scan by key: (value, whether a run starts in the segment); a segment that starts a run forgets
+// what came before it. Associative when op is. A 4-byte value and its flag fit one packed state.
+template <class T>
+struct flagged {
+  T value;
+  unsigned head;
+  __device__ std::uint64_t to_bits() const
+    requires(sizeof(T) <= 4)
+  {
+    std::uint32_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    return bits | (std::uint64_t{head != 0} << 32);
+  }
+  __device__ static flagged from_bits(std::uint64_t bits)
+    requires(sizeof(T) <= 4)
+  {
+    flagged f;
+    const auto low = static_cast<std::uint32_t>(bits);
+    memcpy(&f.value, &low, sizeof(T));
+    f.head = static_cast<unsigned>(bits >> 32) & 1u;
+    return f;
+  }
+};
+
+template <class T, class Op>
+struct segmented {
+  Op op;
+  __device__ flagged<T> operator()(const flagged<T>& a, const flagged<T>& b) const {
+    return {b.head ? b.value : op(a.value, b.value), a.head | b.head};
+  }
+};
+
+template <class K, class T, class Op, class Eq>
+struct scan_by_key_program {
+  using scan_type = flagged<T>;
+  static constexpr int vector = scan_vector<K, T>;
+  struct items {
+    bool head[vector];
+  };
+  using shared_storage = nothing;
+  const K* keys;
+  const T* x;
+  T* out;
+  std::size_t n;
+  Op op;
+  Eq eq;
+  bool exclusive;
+  T init;
+  bool keys_aligned, x_aligned, out_aligned;
+
+  __device__ segmented<T, Op> combiner() const { return {op}; }
+  __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector]) const {
+    K k[vector];
+    T v[vector];
+    load_elements<vector>(keys, i, n, keys_aligned, k);
+    load_elements<vector>(x, i, n, x_aligned, v);
+    run_heads<vector>(keys, i, n, k, eq, it.head);
+#pragma unroll
+    for (int j = 0; j < vector; ++j) s[j] = {v[j], it.head[j]};
+  }
+  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
+                       const tile_info<scan_type>&, shared_storage&) const {
+    T o[vector];
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (exclusive) o[k] = it.head[k] || !running.present ? init : op(init, running.value.value);
+      running = {combine(running, s[k], combiner()), true};
+      if (!exclusive) o[k] = running.value.value;
+    }
+    store_elements<vector>(out, i, n, out_aligned, o);
+  }
+  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
+};
+
+// The selections: the scan value is how many elements were kept before. 64 bits (past 2^32
+// elements), packed below 2^62.
+struct kept_count {
+  std::uint64_t value;
+  __device__ std::uint64_t to_bits() const { return value; }
+  __device__ static kept_count from_bits(std::uint64_t bits) { return {bits}; }
+};
+struct add_counts {
+  __device__ kept_count operator()(kept_count a, kept_count b) const { return {a.value + b.value}; }
+};
+
+// Where a selection's flags come from: a predicate on a stencil array...
+template <class S, class Pred>
+struct stencil_flags {
+  using element = S;
+  const S* stencil;
+  Pred pred;
+  bool aligned;
+  template <int V, class P>
+  __device__ void operator()(std::size_t i, std::size_t n, const P (&)[V], bool (&keep)[V]) const {
+    S s[V];
+    load_elements<V>(stencil, i, n, aligned, s);
+#pragma unroll
+    for (int k = 0; k < V; ++k) keep[k] = pred(s[k]);
+  }
+};
+
+// ... or the first element of each run of equal ones (unique: the elements themselves are the keys).
+template <class K, class Eq>
+struct head_flags {
+  using element = K;
+  const K* keys;
+  Eq eq;
+  template <int V>
+  __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V]) const {
+    run_heads<V>(keys, i, n, k, eq, keep);
+  }
+};
+
+// compact, partition, unique, unique_by_key: keep elements of P (and of Q, unless Q is `nothing`)
+// where the flags say. Kept elements are gathered in shared memory at their rank within the tile
+// (the rejected ones after them for a partition), then the block writes them out with consecutive
+// threads on consecutive addresses.
+template <class P, class Q, class Flags>
+struct select_program {
+  static constexpr bool pairs = !std::is_same_v<Q, nothing>;
+  using scan_type = kept_count;
+  static constexpr int vector =
+      pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
+  static constexpr std::size_t items_per_tile = std::size_t{block_size} * scan_rounds * vector;
+  struct items {
+    P p[vector];
+    Q q[pairs ? vector : 1];
+    bool keep[vector];
+  };
+  struct shared_storage {
+    shared_array<P, items_per_tile> p;
+    shared_array<Q, pairs ? items_per_tile : 1> q;
+  };
+  const P* p;
+  const Q* q;
+  P* p_out;
+  Q* q_out;
+  Flags flags;
+  std::size_t n;
+  bool p_aligned, q_aligned;
+  bool partition;
+  const unsigned long long* total_kept;  // partition: counted before the kernel
+  std::size_t* count;                    // where the count goes (device or pinned host memory)
+
+  __device__ add_counts combiner() const { return {}; }
+  __device__ maybe<kept_count> initial() const { return {{0}, true}; }
+  __device__ void load(std::size_t i, items& it, kept_count (&s)[vector]) const {
+    load_elements<vector>(p, i, n, p_aligned, it.p);
+    if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q);
+    flags(i, n, it.p, it.keep);
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      it.keep[k] = it.keep[k] && i + k < n;
+      s[k] = {it.keep[k] ? 1u : 0u};
+    }
+  }
+  __device__ void emit(std::size_t i, const items& it, const kept_count (&)[vector], maybe<kept_count> running,
+                       const tile_info<kept_count>& tile, shared_storage& shared) const {
+    std::uint64_t kept = running.value.value;  // kept before element i, from the array's start
+    const std::uint64_t before_tile = tile.prefix.value.value;
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (i + k >= n) break;
+      const std::uint64_t rank = kept - before_tile;
+      std::uint64_t at = rank;
+      if (!it.keep[k]) at = tile.aggregate.value + (i + k - tile.base) - rank;  // a partition's other side
+      if (it.keep[k] || partition) {
+        shared.p.data()[at] = it.p[k];
+        if constexpr (pairs) shared.q.data()[at] = it.q[k];
+      }
+      kept += it.keep[k];
+      if (i + k == n - 1 && count != nullptr) *count = kept;
+    }
+  }
+  __device__ void finish(const tile_info<kept_count>& tile, shared_storage& shared) const {
+    const std::uint64_t here = tile.aggregate.value, before = tile.prefix.value.value;
+    const std::size_t valid = std::min<std::size_t>(items_per_tile, n - tile.base);
+    const std::size_t written = partition ? valid : here;
+    const std::uint64_t others_start = partition ? *total_kept + (tile.base - before) : 0;
+    for (std::size_t j = threadIdx.x; j < written; j += blockDim.x) {
+      const std::size_t to = j < here ? before + j : others_start + (j - here);
+      p_out[to] = shared.p.data()[j];
+      if constexpr (pairs) q_out[to] = shared.q.data()[j];
+    }
+  }
+};
+
+// run_length_encode, reduce_by_key: (runs started, the sum since the last start). Keys are written
+// at the first element of their run (its first key, as Thrust and CUB do), sums at the last.
+template <class T>
+struct run_sum {
+  std::uint64_t runs;
+  T value;
+};
+template <class T, class Op>
+struct by_run {
+  Op op;
+  __device__ run_sum<T> operator()(const run_sum<T>& a, const run_sum<T>& b) const {
+    return {a.runs + b.runs, b.runs ? b.value : op(a.value, b.value)};
+  }
+};
+
+// The values of run-length encoding: a one per element, loaded from nowhere.
+template <class C>
+struct ones {};
+
+template <class K, class T, class Values, class Op, class Eq>
+struct reduce_by_key_program {
+  static constexpr bool counting = std::is_same_v<Values, ones<T>>;
+  using scan_type = run_sum<T>;
+  static constexpr int vector = scan_vector<K, T>;
+  struct items {
+    K key[vector];
+    bool head[vector];
+  };
+  using shared_storage = nothing;
+  const K* keys;
+  Values values;  // const T*, or ones<T>
+  K* keys_out;
+  T* sums_out;
+  std::size_t n;
+  Op op;
+  Eq eq;
+  bool keys_aligned, values_aligned;
+  std::size_t* count;
+
+  __device__ by_run<T, Op> combiner() const { return {op}; }
+  __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector]) const {
+    load_elements<vector>(keys, i, n, keys_aligned, it.key);
+    run_heads<vector>(keys, i, n, it.key, eq, it.head);
+    T v[vector];
+    if constexpr (counting) {
+#pragma unroll
+      for (int k = 0; k < vector; ++k) v[k] = T(1);
+    } else {
+      load_elements<vector>(values, i, n, values_aligned, v);
+    }
+#pragma unroll
+    for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && i + k < n ? 1u : 0u, v[k]};
+  }
+  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
+                       const tile_info<scan_type>&, shared_storage&) const {
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (i + k >= n) break;
+      running = {combine(running, s[k], combiner()), true};
+      const std::uint64_t run = running.value.runs - 1;
+      if (it.head[k]) keys_out[run] = it.key[k];
+      const bool last = i + k == n - 1;
+      const bool tail = last || (k + 1 < vector ? it.head[k + 1] : !eq(it.key[k], keys[i + k + 1]));
+      if (tail) sums_out[run] = running.value.value;
+      if (last && count != nullptr) *count = run + 1;
+    }
+  }
+  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
+};
+
+// The partition's count of kept elements before its single pass: where the rejected ones start.
+template <int V, class S, class Pred>
+__global__ void __launch_bounds__(block_size)
+    count_kept_kernel(const S* stencil, Pred pred, std::size_t n, bool aligned, unsigned long long* total) {
+  unsigned long long kept = 0;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x * V;
+  for (std::size_t i = (blockIdx.x * std::size_t{blockDim.x} + threadIdx.x) * V; i < n; i += stride) {
+    S s[V];
+    load_elements<V>(stencil, i, n, aligned, s);
+#pragma unroll
+    for (int k = 0; k < V; ++k) kept += i + k < n && pred(s[k]);
+  }
+  kept = block_reduce(kept, [](unsigned long long a, unsigned long long b) { return a + b; }, 0ull);
+  if (threadIdx.x == 0) atomicAdd(total, kept);
+}
+
+template <class T>
+__global__ void write_count_kernel(T* destination, T value) {
+  *destination = value;
+}
+
+// ---- cub ------------------------------------------------------------------------------------------
+
+// CUB's two calls (the temporary storage's size, then the work) with the storage from prism's
+// scratch. `extra` bytes of scratch come first, for the caller: call(temp, bytes, extra), then
+// after(extra), enqueued while the scratch is still held.
+struct nothing_after {
+  void operator()(void*) const {}
+};
+template <class Call, class After = nothing_after>
+void cub_call(const char* algorithm, const char* what, const execution_policy& policy, Call call,
+              std::size_t extra = 0, After after = {}) {
+  std::size_t temp_bytes = 0;
+  check(call(nullptr, temp_bytes, nullptr), what, algorithm);
+  extra = (extra + 255) / 256 * 256;
+  const scratch lease = acquire_scratch(extra + temp_bytes, with_explicit_stream(policy), algorithm);
+  clear_stale_error();
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  check(call(memory + extra, temp_bytes, memory), what, algorithm);
+  after(static_cast<void*>(memory));
+}
+
+// DevicePartition::Flagged writes the rejected elements from the end backwards: turned around
+// here (they are read and written once more), and the count (CUB's, in scratch) delivered.
+template <class T>
+__global__ void reverse_tail_kernel(T* out, std::size_t n, const std::size_t* kept, std::size_t* count) {
+  const std::size_t k = *kept;
+  const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (j < (n - k) / 2) {
+    const T a = out[k + j];
+    out[k + j] = out[n - 1 - j];
+    out[n - 1 - j] = a;
+  }
+  if (j == 0) *count = k;
+}
+
+[[noreturn]] inline void refuse_int_count(const char* algorithm, const char* implementation, std::size_t n) {
+  throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
+                              " elements are more than the " + implementation +
+                              " implementation's limit of 2^31 - 1 elements (it counts them in int); "
+                              "impl::raw has no such limit");
+}
+
+// ---- cpu and thrust -------------------------------------------------------------------------------
+
+// body(Thrust's execution policy): OpenMP for cpu (refused where a functor is __device__ only),
+// the caller's stream for thrust, without synchronizing, temporary storage from prism's scratch.
+template <class... F, class Body>
+decltype(auto) run_thrust(impl which, const execution_policy& policy, const char* algorithm, Body&& body) {
+  if (which == impl::cpu) {
+    if constexpr (host_callable<F...>) {
+      return body(thrust::omp::par);
+    } else {
+      refuse_device_lambda(algorithm);
+    }
+  }
+  scratch_allocator allocator(with_explicit_stream(policy), algorithm);
+  clear_stale_error();
+  return body(thrust::cuda::par_nosync(allocator).on(policy.stream()));
+}
+
+// ---- scans ----------------------------------------------------------------------------------------
+
+// init present: exclusive; absent: inclusive.
+template <bool Exclusive, class T, class Op>
+void scan_spans(const char* algorithm, const execution_policy& policy, span<const T> x, span<T> out, Op op,
+                T init) {
+  require_size(x.size(), out.size(), algorithm, "the output");
+  const impl which = prepare(algorithm, scan_family, policy,
+                             {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
+                             x.size_bytes() + out.size_bytes());
+  const std::size_t n = x.size();
+  if (n == 0) return;
+  const T* in = x.data();
+  T* o = out.data();
+  const cudaStream_t stream = policy.stream();
+  translate_errors(algorithm, [&] {
+    switch (which) {
+      case impl::cpu:
+      case impl::thrust:
+        run_thrust<Op>(which, policy, algorithm, [&](const auto& p) {
+          if constexpr (Exclusive) {
+            thrust::exclusive_scan(p, in, in + n, o, init, op);
+          } else {
+            thrust::inclusive_scan(p, in, in + n, o, op);
+          }
+        });
+        break;
+      case impl::cub: {
+        const auto count = static_cast<std::int64_t>(n);
+        cub_call(algorithm, "cub::DeviceScan", policy, [&](void* temp, std::size_t& bytes, void*) {
+          if constexpr (Exclusive) {
+            return cub::DeviceScan::ExclusiveScan(temp, bytes, in, o, op, init, count, stream);
+          } else {
+            return cub::DeviceScan::InclusiveScan(temp, bytes, in, o, op, count, stream);
+          }
+        });
+        break;
+      }
+      case impl::raw: {
+        // One kernel for both kinds: whether it is exclusive is an argument.
+        using Program = scan_program<T, Op>;
+        constexpr int V = Program::vector;
+        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+          return Program{in, o, n, op, Exclusive, init, vector_aligned<V>(in), vector_aligned<V>(o)};
+        });
+        break;
+      }
+      default:
+        break;  // prepare() has resolved automatic and refused the rest
+    }
+  });
+}
+
+template <bool Exclusive, class K, class T, class Op, class Eq>
+void scan_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys, span<const T> x,
+                       span<T> out, Op op, Eq eq, T init) {
+  require_size(keys.size(), x.size(), algorithm, "the values");
+  require_size(keys.size(), out.size(), algorithm, "the output");
+  const impl which = prepare(algorithm, scan_family, policy,
+                             {array_ref::input(keys, "the keys"), array_ref::input(x, "the values"),
+                              array_ref::output_of(out, "the output")},
+                             keys.size_bytes() + x.size_bytes() + out.size_bytes());
+  // In place over the values only: a tile reads the key before its first element.
+  if (out.size_bytes() > 0 && static_cast<const void*>(out.data()) == static_cast<const void*>(keys.data())) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": the output overlaps the keys");
+  }
+  const std::size_t n = x.size();
+  if (n == 0) return;
+  const K* k = keys.data();
+  const T* in = x.data();
+  T* o = out.data();
+  const cudaStream_t stream = policy.stream();
+  translate_errors(algorithm, [&] {
+    switch (which) {
+      case impl::cpu:
+      case impl::thrust:
+        run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) {
+          if constexpr (Exclusive) {
+            thrust::exclusive_scan_by_key(p, k, k + n, in, o, init, eq, op);
+          } else {
+            thrust::inclusive_scan_by_key(p, k, k + n, in, o, eq, op);
+          }
+        });
+        break;
+      case impl::cub: {
+        const auto count = static_cast<std::int64_t>(n);
+        cub_call(algorithm, "cub::DeviceScan", policy, [&](void* temp, std::size_t& bytes, void*) {
+          if constexpr (Exclusive) {
+            return cub::DeviceScan::ExclusiveScanByKey(temp, bytes, k, in, o, op, init, count, eq, stream);
+          } else {
+            return cub::DeviceScan::InclusiveScanByKey(temp, bytes, k, in, o, op, count, eq, stream);
+          }
+        });
+        break;
+      }
+      case impl::raw: {
+        using Program = scan_by_key_program<K, T, Op, Eq>;
+        constexpr int V = Program::vector;
+        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+          return Program{k, in, o, n, op, eq, Exclusive, init, vector_aligned<V>(k), vector_aligned<V>(in),
+                         vector_aligned<V>(o)};
+        });
+        break;
+      }
+      default:
+        break;
+    }
+  });
+}
+
+// ---- selections -----------------------------------------------------------------------------------
+
+// A selection's count: returned (through a pinned host slot that the call waits for) or into the
+// caller's one-element array. run(destination) runs the implementation: cpu and thrust return the
+// count (Thrust has waited for it), raw and cub write it to `destination` on the stream.
+template <class Run>
+std::size_t with_count(const char* algorithm, impl which, const execution_policy& policy, std::size_t n,
+                       span<std::size_t>* into, Run run) {
+  const cudaStream_t stream = policy.stream();
+  const bool returned = into == nullptr;
+  if (which != impl::cpu && (returned || which == impl::thrust)) require_not_capturing(stream, algorithm);
+  return translate_errors(algorithm, [&]() -> std::size_t {
+    if (which == impl::cpu) {
+      const std::size_t c = n == 0 ? 0 : run(static_cast<std::size_t*>(nullptr));
+      if (!returned) *into->data() = c;
+      return c;
+    }
+    if (n == 0 || which == impl::thrust) {
+      const std::size_t c = n == 0 ? 0 : run(static_cast<std::size_t*>(nullptr));
+      // The value rides in the launch: no copy.
+      if (!returned) launch(algorithm, "write_count_kernel", write_count_kernel<std::size_t>, 1, 1, stream, into->data(), c);
+      return c;
+    }
+    std::optional<host_slot> slot;
+    if (returned) slot.emplace(algorithm);
+    std::size_t* destination = returned ? static_cast<std::size_t*>(slot->get()) : into->data();
+    run(destination);
+    if (!returned) return 0;
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+    return *destination;
+  });
+}
+
+// The checks of a selection: every array of n elements; no output is an input, not even exactly
+// (in place is not offered: CUB's and Thrust's selections do not allow it either); the count one
+// element; then prepare()'s checks.
+template <std::size_t N>
+impl prepare_selection(const char* algorithm, const execution_policy& policy, std::size_t n,
+                       const array_ref (&arrays)[N], span<std::size_t>* into) {
+  std::size_t bytes = 0;
+  for (const array_ref& a : arrays) {
+    require_size(n, a.size, algorithm, a.name);
+    bytes += a.bytes;
+  }
+  for (const array_ref& o : arrays) {
+    for (const array_ref& a : arrays) {
+      if (o.output && &a != &o && a.data == o.data && a.bytes > 0 && o.bytes > 0) {
+        throw std::invalid_argument(std::string("prism::") + algorithm + ": " + o.name + " is " + a.name +
+                                    " (the selections do not run in place)");
+      }
+    }
+  }
+  if (into != nullptr) require_size(1, into->size(), algorithm, "the count");
+  const array_ref count = into != nullptr ? array_ref::output_of(*into, "the count")
+                                          : array_ref{nullptr, 0, 0, true, "the count"};
+  if constexpr (N == 2) {
+    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], count}, bytes);
+  } else if constexpr (N == 3) {
+    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], arrays[2], count}, bytes);
+  } else {
+    static_assert(N == 4);
+    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], arrays[2], arrays[3], count}, bytes);
+  }
+}
+
+template <class P, class S, class Pred>
+std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
+                         span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
+  const std::size_t n = x.size();
+  const array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
+                              array_ref::output_of(out, "the output")};
+  const impl which = prepare_selection(algorithm, policy, n, arrays, into);
+  const P* in = x.data();
+  const S* st = stencil.data();
+  P* o = out.data();
+  const cudaStream_t stream = policy.stream();
+  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
+    switch (which) {
+      case impl::cpu:
+      case impl::thrust:
+        if (!partition) {
+          return run_thrust<Pred>(which, policy, algorithm,
+                                  [&](const auto& p) { return std::size_t(thrust::copy_if(p, in, in + n, st, o, pred) - o); });
+        } else {
+          // The others start after the kept ones: counted first (Thrust waits for the count).
+          const std::size_t kept = run_thrust<Pred>(which, policy, algorithm, [&](const auto& p) {
+            return static_cast<std::size_t>(thrust::count_if(p, st, st + n, pred));
+          });
+          run_thrust<Pred>(which, policy, algorithm, [&](const auto& p) {
+            thrust::stable_partition_copy(p, in, in + n, st, o, o + kept, pred);
+          });
+          return kept;
+        }
+      case impl::cub: {
+        const auto count = static_cast<std::int64_t>(n);
+        if (!partition) {
+          cub_call(algorithm, "cub::DeviceSelect::FlaggedIf", policy, [&](void* temp, std::size_t& bytes, void*) {
+            return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
+          });
+        } else {
+          // CUB's count into scratch, where the turning kernel reads it.
+          const thrust::transform_iterator<Pred, const S*, bool, bool> flags(st, pred);
+          cub_call(
+              algorithm, "cub::DevicePartition::Flagged", policy,
+              [&](void* temp, std::size_t& bytes, void* extra) {
+                return cub::DevicePartition::Flagged(temp, bytes, in, flags, o, static_cast<std::size_t*>(extra),
+                                                     count, stream);
+              },
+              sizeof(std::size_t),
+              [&](void* extra) {
+                launch(algorithm, "reverse_tail_kernel", reverse_tail_kernel<P>, blocks_for((n + 1) / 2), block_size,
+                       stream, o, n, static_cast<const std::size_t*>(extra), destination);
+              });
+        }
+        return 0;
+      }
+      case impl::raw: {
+        using Flags = stencil_flags<S, Pred>;
+        using Program = select_program<P, nothing, Flags>;
+        constexpr int V = Program::vector;
+        const auto make = [&](void* extra) {
+          return Program{in, nullptr, o, nullptr, Flags{st, pred, vector_aligned<V>(st)}, n, vector_aligned<V>(in),
+                         false, partition, static_cast<const unsigned long long*>(extra), destination};
+        };
+        if (!partition) {
+          run_single_pass<Program>(algorithm, policy, n, make);
+        } else {
+          // The rejected elements start after every kept one: the flags are counted first (n bytes
+          // more read), into the zeroed extra word the kernel then reads.
+          constexpr int W = scan_vector<S>;
+          run_single_pass<Program>(algorithm, policy, n, make, sizeof(unsigned long long),
+                                   [&](void* extra, cudaStream_t s) {
+                                     const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
+                                         blocks_for((n + W - 1) / W), std::size_t(multiprocessor_count()) * 8));
+                                     launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, blocks,
+                                            block_size, s, st, pred, n, vector_aligned<W>(st),
+                                            static_cast<unsigned long long*>(extra));
+                                   });
+        }
+        return 0;
+      }
+      default:
+        return 0;
+    }
+  });
+}
+
+// unique (ByKey false: the keys are the values, `values` empty) and unique_by_key.
+template <bool ByKey, class K, class P, class Eq>
+std::size_t unique_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
+                         span<const P> values, span<K> keys_out, span<P> values_out, Eq eq, span<std::size_t>* into) {
+  const std::size_t n = keys.size();
+  impl which;
+  if constexpr (ByKey) {
+    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                                array_ref::output_of(keys_out, "the keys' output"),
+                                array_ref::output_of(values_out, "the values' output")};
+    which = prepare_selection(algorithm, policy, n, arrays, into);
+  } else {
+    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output")};
+    which = prepare_selection(algorithm, policy, n, arrays, into);
+    if (which == impl::thrust && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
+  }
+  const K* k = keys.data();
+  const P* v = values.data();
+  K* ko = keys_out.data();
+  P* vo = values_out.data();
+  const cudaStream_t stream = policy.stream();
+  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
+    switch (which) {
+      case impl::cpu:
+      case impl::thrust:
+        return run_thrust<Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
+          if constexpr (ByKey) {
+            return thrust::unique_by_key_copy(p, k, k + n, v, ko, vo, eq).first - ko;
+          } else {
+            return thrust::unique_copy(p, k, k + n, ko, eq) - ko;
+          }
+        });
+      case impl::cub: {
+        const auto count = static_cast<std::int64_t>(n);
+        cub_call(algorithm, "cub::DeviceSelect", policy, [&](void* temp, std::size_t& bytes, void*) {
+          if constexpr (ByKey) {
+            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, v, ko, vo, destination, count, eq, stream);
+          } else if constexpr (std::is_same_v<Eq, functors::equal_to<K>>) {
+            return cub::DeviceSelect::Unique(temp, bytes, k, ko, destination, count, stream);
+          } else {
+            // Unique compares with == only: by key, carrying nothing.
+            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, thrust::constant_iterator<char>(0), ko,
+                                                  thrust::discard_iterator<>(), destination, count, eq, stream);
+          }
+        });
+        return 0;
+      }
+      case impl::raw: {
+        using Flags = head_flags<K, Eq>;
+        using Q = std::conditional_t<ByKey, P, nothing>;
+        using Program = select_program<K, Q, Flags>;
+        constexpr int V = Program::vector;
+        const Q* q = nullptr;
+        Q* qo = nullptr;
+        if constexpr (ByKey) {
+          q = v;
+          qo = vo;
+        }
+        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+          return Program{k, q, ko, qo, Flags{k, eq}, n, vector_aligned<V>(k), vector_aligned<V>(q), false, nullptr,
+                         destination};
+        });
+        return 0;
+      }
+      default:
+        return 0;
+    }
+  });
+}
+
+// reduce_by_key, and (Encode) run_length_encode: the sum of ones per run, in counts_out's type C.
+template <bool Encode, class K, class T, class Op, class Eq>
+std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
+                                span<const T> values, span<K> keys_out, span<T> sums_out, Op op, Eq eq,
+                                span<std::size_t>* into) {
+  const std::size_t n = keys.size();
+  impl which;
+  if constexpr (Encode) {
+    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the values' output"),
+                                array_ref::output_of(sums_out, "the counts")};
+    which = prepare_selection(algorithm, policy, n, arrays, into);
+  } else {
+    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                                array_ref::output_of(keys_out, "the keys' output"),
+                                array_ref::output_of(sums_out, "the sums")};
+    which = prepare_selection(algorithm, policy, n, arrays, into);
+  }
+  constexpr bool default_equality = std::is_same_v<Eq, functors::equal_to<K>>;
+  if (Encode && default_equality && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
+  const K* k = keys.data();
+  K* ko = keys_out.data();
+  T* so = sums_out.data();
+  const cudaStream_t stream = policy.stream();
+  // The values: the array, or a one for every element.
+  const auto source = [&] {
+    if constexpr (Encode) {
+      return thrust::constant_iterator<T>(1);
+    } else {
+      return values.data();
+    }
+  }();
+  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
+    switch (which) {
+      case impl::cpu:
+      case impl::thrust:
+        return run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
+          return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
+        });
+      case impl::cub: {
+        const auto count = static_cast<std::int64_t>(n);
+        cub_call(algorithm, Encode ? "cub::DeviceRunLengthEncode::Encode" : "cub::DeviceReduce::ReduceByKey", policy,
+                 [&](void* temp, std::size_t& bytes, void*) {
+                   if constexpr (Encode && default_equality) {
+                     return cub::DeviceRunLengthEncode::Encode(temp, bytes, k, ko, so, destination, static_cast<int>(n),
+                                                               stream);
+                   } else if constexpr (default_equality) {
+                     return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
+                   } else {
+                     // ReduceByKey compares with == only; its dispatch takes an equality.
+                     return cub::DispatchReduceByKey<const K*, K*, decltype(source), T*, std::size_t*, Eq, Op,
+                                                     unsigned long long>::Dispatch(temp, bytes, k, ko, source, so,
+                                                                                   destination, eq, op,
+                                                                                   static_cast<unsigned long long>(n),
+                                                                                   stream);
+                   }
+                 });
+        return 0;
+      }
+      case impl::raw: {
+        using Values = std::conditional_t<Encode, ones<T>, const T*>;
+        using Program = reduce_by_key_program<K, T, Values, Op, Eq>;
+        constexpr int V = Program::vector;
+        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+          if constexpr (Encode) {
+            return Program{k, Values{}, ko, so, n, op, eq, vector_aligned<V>(k), false, destination};
+          } else {
+            return Program{k, source, ko, so, n, op, eq, vector_aligned<V>(k), vector_aligned<V>(source), destination};
+          }
+        });
+        return 0;
+      }
+      default:
+        return 0;
+    }
+  });
+}
+
+// ---- the generic API's helpers ------------------------------------------------------------------
+
+template <class F>
+concept generic_functor = !array_like<std::remove_reference_t<F>> && !std::is_same_v<std::remove_cvref_t<F>, scan_op>;
+
+template <class O>
+concept writable_array = array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>>;
+
+inline constexpr span<std::size_t>* returned_count = nullptr;
+
+}  // namespace detail
+
+// ---- scans ------------------------------------------------------------------------------------------
+
+// out[i] = x[0] op x[1] op ... op x[i]. out may be x exactly (in place).
+template <class X, class O, class Op>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
+void inclusive_scan(const execution_policy& policy, X&& x, O&& out, Op op) {
+  using T = value_t<O>;
+  detail::scan_spans<false, T>("inclusive_scan", policy, input_span(x), output_span(out), op, T{});
+}
+template <class X, class O, class Op>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
+void inclusive_scan(X&& x, O&& out, Op op) {
+  inclusive_scan(par, x, out, op);
+}
+
+// out[i] = init op x[0] op ... op x[i-1]; out[0] = init. out may be x exactly.
+template <class X, class O, class Op>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
+void exclusive_scan(const execution_policy& policy, X&& x, O&& out, const value_t<O>& init, Op op) {
+  detail::scan_spans<true, value_t<O>>("exclusive_scan", policy, input_span(x), output_span(out), op, init);
+}
+template <class X, class O, class Op>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
+void exclusive_scan(X&& x, O&& out, const value_t<O>& init, Op op) {
+  exclusive_scan(par, x, out, init, op);
+}
+
+// The scans restarting at every i with !eq(keys[i - 1], keys[i]); the exclusive one gives init at
+// the start of every run. out may be x exactly.
+template <class K, class X, class O, class Op, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Op> && detail::generic_functor<Eq>
+void inclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out, Op op, Eq eq) {
+  using T = value_t<O>;
+  detail::scan_by_key_spans<false>("inclusive_scan_by_key", policy, input_span(keys), input_span(x), output_span(out),
+                                   op, eq, T{});
+}
+template <class K, class X, class O, class Op, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Op> && detail::generic_functor<Eq>
+void inclusive_scan_by_key(K&& keys, X&& x, O&& out, Op op, Eq eq) {
+  inclusive_scan_by_key(par, keys, x, out, op, eq);
+}
+template <class K, class X, class O, class Op, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Op> && detail::generic_functor<Eq>
+void exclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init, Op op,
+                           Eq eq) {
+  detail::scan_by_key_spans<true>("exclusive_scan_by_key", policy, input_span(keys), input_span(x), output_span(out),
+                                  op, eq, init);
+}
+template <class K, class X, class O, class Op, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Op> && detail::generic_functor<Eq>
+void exclusive_scan_by_key(K&& keys, X&& x, O&& out, const value_t<O>& init, Op op, Eq eq) {
+  exclusive_scan_by_key(par, keys, x, out, init, op, eq);
+}
+
+// ---- selections: the count returned, or into count[0] ---------------------------------------------
+
+// x[i] where pred(stencil[i]), in order, to out[0, count).
+template <class X, class S, class O, class Pred>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
+           detail::generic_functor<Pred>
+std::size_t compact_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
+  return detail::select_spans("compact_if", policy, false, input_span(x), input_span(stencil), output_span(out), pred,
+                              detail::returned_count);
+}
+template <class X, class S, class O, class C, class Pred>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
+           count_array<C> && detail::generic_functor<Pred>
+void compact_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
+  span<std::size_t> c = output_span(count);
+  detail::select_spans("compact_if", policy, false, input_span(x), input_span(stencil), output_span(out), pred, &c);
+}
+
+// x[i] where pred(stencil[i]) first, then the others, each in its original order; returns (or
+// delivers) how many satisfied pred.
+template <class X, class S, class O, class Pred>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
+           detail::generic_functor<Pred>
+std::size_t partition_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
+  return detail::select_spans("partition_if", policy, true, input_span(x), input_span(stencil), output_span(out), pred,
+                              detail::returned_count);
+}
+template <class X, class S, class O, class C, class Pred>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
+           count_array<C> && detail::generic_functor<Pred>
+void partition_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
+  span<std::size_t> c = output_span(count);
+  detail::select_spans("partition_if", policy, true, input_span(x), input_span(stencil), output_span(out), pred, &c);
+}
+
+// x[i] where i == 0 or !eq(x[i - 1], x[i]).
+template <class X, class O, class Eq>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Eq>
+std::size_t unique(const execution_policy& policy, X&& x, O&& out, Eq eq) {
+  using T = value_t<O>;
+  return detail::unique_spans<false>("unique", policy, input_span(x), span<const T>{}, output_span(out), span<T>{}, eq,
+                                     detail::returned_count);
+}
+template <class X, class O, class C, class Eq>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Eq>
+void unique(const execution_policy& policy, X&& x, O&& out, C&& count, Eq eq) {
+  using T = value_t<O>;
+  span<std::size_t> c = output_span(count);
+  detail::unique_spans<false>("unique", policy, input_span(x), span<const T>{}, output_span(out), span<T>{}, eq, &c);
+}
+
+// The first (key, value) of every run of keys equal under eq.
+template <class K, class X, class KO, class O, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && detail::generic_functor<Eq>
+std::size_t unique_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, Eq eq) {
+  return detail::unique_spans<true>("unique_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
+                                    output_span(out), eq, detail::returned_count);
+}
+template <class K, class X, class KO, class O, class C, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Eq>
+void unique_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, C&& count, Eq eq) {
+  span<std::size_t> c = output_span(count);
+  detail::unique_spans<true>("unique_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
+                             output_span(out), eq, &c);
+}
+
+// Every run of elements equal under eq as (its first element, its length in N's integer type).
+template <class X, class O, class N, class Eq>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::writable_array<N> &&
+           std::is_integral_v<value_t<N>> && detail::generic_functor<Eq>
+std::size_t run_length_encode(const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, Eq eq) {
+  using L = value_t<N>;
+  return detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{},
+                                           output_span(unique_out), output_span(counts_out), functors::plus<L>{}, eq,
+                                           detail::returned_count);
+}
+template <class X, class O, class N, class C, class Eq>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::writable_array<N> &&
+           std::is_integral_v<value_t<N>> && count_array<C> && detail::generic_functor<Eq>
+void run_length_encode(const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, C&& count, Eq eq) {
+  using L = value_t<N>;
+  span<std::size_t> c = output_span(count);
+  detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{}, output_span(unique_out),
+                                    output_span(counts_out), functors::plus<L>{}, eq, &c);
+}
+
+// Every run of keys equal under eq as (its first key, its values combined with op in order).
+template <class K, class X, class KO, class O, class Op, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && detail::generic_functor<Op> && detail::generic_functor<Eq>
+std::size_t reduce_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, Op op, Eq eq) {
+  return detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x),
+                                            output_span(keys_out), output_span(sums_out), op, eq,
+                                            detail::returned_count);
+}
+template <class K, class X, class KO, class O, class C, class Op, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Op> && detail::generic_functor<Eq>
+void reduce_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, C&& count, Op op,
+                   Eq eq) {
+  span<std::size_t> c = output_span(count);
+  detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
+                                     output_span(sums_out), op, eq, &c);
+}
+
+}  // namespace prism

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The scan family, callable from plain C++: prefix sums (and running minima and maxima), the same
+// restarting at every change of key, and the selections built on a scan of flags (compaction,
+// stable partition, unique, run-length encoding, reduce by key). The standard operations on the
+// standard types are compiled into the library (algorithms/scan/); CUDA code can run the same
+// implementations with its own operators, predicates and equalities through <prism/scan.cuh>.
+//
+//   prism::inclusive_scan(x, out);                                   // out[i] = x[0] + ... + x[i]
+//   prism::exclusive_scan(prism::par.on(stream), x, out);            // out[i] = x[0] + ... + x[i-1]
+//   prism::inclusive_scan(x, out, prism::scan_op::max);              // running maximum
+//   std::size_t kept = prism::compact(values, flags, out);           // returned: the call waits
+//   prism::compact(prism::par.on(stream), values, flags, out, count); // into count[0]: nothing waits
+//
+// Semantics, the same in every implementation (the cpu one included):
+// - Types: scans of float, double, int32, int64, uint32, uint64; out has x's type, and a scan
+//   accumulates in that type: an int32 prefix sum is int32 and wraps around (two's complement)
+//   past 2^31, as prism's integer arithmetic does everywhere (torch.cumsum would widen to int64;
+//   cast first if you need that). Floating-point scans add in T, in an order that differs between
+//   implementations (each is run-to-run deterministic on the same device and n): the error of the
+//   prefix at i grows with i, as any float sum's does.
+// - exclusive_scan starts at the operation's identity: 0 for sum, +infinity (the largest integer)
+//   for min, -infinity (the lowest integer) for max; out[0] is that identity.
+// - min and max propagate NaN: from the first NaN on, every inclusive prefix is NaN.
+// - In place: out may be x exactly (same address, same size) for every scan; never partly.
+// - By key: the sum restarts at every element whose key differs from the one before it (keys
+//   compared with ==; equal keys that are not adjacent are separate runs). Keys int32, int64,
+//   uint32 or uint64, values of any of the six scan types; exclusive_scan_by_key gives 0 at the
+//   first element of every run.
+// - compact keeps values[i] where flags[i] != 0 (uint8_t or bool flags), in their order. partition
+//   writes the kept ones first and the others after them, both in their original order (stable;
+//   CUB's DevicePartition writes the others in reverse, which prism's cub implementation undoes).
+//   unique drops every element equal to the one before it; unique_by_key does so by key, keeping
+//   the value of each run's first element; run_length_encode writes each run's value and length;
+//   reduce_by_key each run's key and the sum of its values (in the value type, wrapping for
+//   integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals nothing (each
+//   NaN is a run of its own).
+// - Outputs of the selections have the input's size (the count is not known before the call) and
+//   overlap no input (not even in place); only the first `count` elements are written (partition
+//   writes all of them). The count comes back returned (the call waits for the stream) or into a
+//   one-element array (device memory, host memory for cpu; nothing waits, except in
+//   impl::thrust, whose Thrust algorithms return their count to the host).
+// - Sizes past 2^32 work in every implementation, except two that prism refuses with
+//   std::invalid_argument naming the limit: cub's run_length_encode (CUB's Encode counts in int)
+//   and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.
+// - Graph capture: every scan in every GPU implementation may be captured; a selection may be when
+//   its count goes to a device array and the implementation is raw or cub.
+#include <prism/dispatch.hpp>
+#include <prism/execution.hpp>
+#include <prism/span.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace prism {
+
+// The family's registry and its `automatic` table (device memory; host memory runs cpu). raw is
+// the single-pass kernel with decoupled look-back, expected at CUB's speed or above (2n bytes
+// moved per scan like CUB's, with a lower launch cost); to be confirmed by docs/benchmarks/scan.md.
+inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
+inline constexpr automatic_row scan_automatic[] = {{0, impl::raw}};
+inline constexpr family scan_family{scan_implementations, scan_automatic};
+
+// What a scan combines with.
+enum class scan_op { sum, min, max };
+
+constexpr std::string_view name(scan_op op) noexcept {
+  switch (op) {
+    case scan_op::sum: return "sum";
+    case scan_op::min: return "min";
+    case scan_op::max: return "max";
+  }
+  return "unknown";
+}
+
+// The element types compiled into the library for scans and selections.
+template <class T>
+concept scan_element =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
+    std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t> ||
+    std::is_same_v<T, std::uint64_t>;
+
+// The key types of the by-key operations.
+template <class K>
+concept key_element = std::is_same_v<K, std::int32_t> || std::is_same_v<K, std::int64_t> ||
+                      std::is_same_v<K, std::uint32_t> || std::is_same_v<K, std::uint64_t>;
+
+// ---- the lesson: from the textbook scan to the single-pass one, one kernel per stage ----------
+// algorithms/scan/lesson.cuh has the kernels, what each removes and what it costs in bytes moved.
+enum class scan_stage {
+  hillis_steele_global,  // 1: one launch per step, each element adds the one 2^k before it
+  hillis_steele_shared,  // 2: the same steps in shared memory per block, then block sums added back
+  blelloch,              // 3: work-efficient up-sweep and down-sweep in shared memory
+  warp_shuffle,          // 4: warp shuffles, several elements per thread, 16-byte loads
+  reduce_then_scan,      // 5: reduce each tile, scan the tile sums, scan again: 3n bytes
+  decoupled_look_back,   // 6: one pass, tiles learn their prefix from their predecessors: 2n
+};
+inline constexpr scan_stage scan_lesson[] = {
+    scan_stage::hillis_steele_global, scan_stage::hillis_steele_shared, scan_stage::blelloch,
+    scan_stage::warp_shuffle,         scan_stage::reduce_then_scan,     scan_stage::decoupled_look_back};
+constexpr std::string_view name(scan_stage stage) noexcept {
+  constexpr std::string_view names[] = {"hillis_steele_global", "hillis_steele_shared", "blelloch",
+                                        "warp_shuffle",         "reduce_then_scan",     "decoupled_look_back"};
+  return names[static_cast<int>(stage)];
+}
+
+// The types the lesson is compiled for.
+template <class T>
+concept lesson_element = std::is_same_v<T, float> || std::is_same_v<T, std::int32_t>;
+
+namespace detail {
+
+// What the library is compiled for, by the bits that matter: an integer sum is the same bits
+// signed or unsigned (two's complement), integer equality is equality of bits, and a selection
+// only moves its payload. So int32 scans run as uint32, keys as unsigned integers of their size,
+// payloads as uint32_t or uint64_t.
+template <class T>
+using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <class T>
+using sum_storage = std::conditional_t<std::is_floating_point_v<T>, T, bits_of<T>>;
+template <class T>
+using equality_storage = sum_storage<T>;
+
+template <class To, class From>
+span<To> reinterpret(span<From> s) noexcept {
+  static_assert(sizeof(std::remove_cv_t<To>) == sizeof(std::remove_cv_t<From>));
+  return {reinterpret_cast<To*>(s.data()), s.size()};
+}
+
+enum class scan_kind { inclusive, exclusive };
+enum class selection { compact, partition };
+
+// The library's entry points (algorithms/scan/*.cu). `count` is the one-element count array, or
+// null: the count is returned.
+template <class T>
+void scan_sum(const execution_policy&, scan_kind, span<const T> x, span<T> out);
+template <scan_element T>
+void scan_extremum(const execution_policy&, scan_kind, bool largest, span<const T> x, span<T> out);
+template <class K, class T>
+void scan_by_key_sum(const execution_policy&, scan_kind, span<const K> keys, span<const T> x, span<T> out);
+template <class P>
+std::size_t select_flagged(const execution_policy&, selection, span<const P> values,
+                           span<const std::uint8_t> flags, span<P> out, span<std::size_t>* count);
+template <class T>
+std::size_t unique(const execution_policy&, span<const T> values, span<T> out, span<std::size_t>* count);
+template <class K, class P>
+std::size_t unique_by_key(const execution_policy&, span<const K> keys, span<const P> values,
+                          span<K> keys_out, span<P> values_out, span<std::size_t>* count);
+template <class T>
+std::size_t run_length_encode(const execution_policy&, span<const T> values, span<T> unique_out,
+                              span<std::uint64_t> counts_out, span<std::size_t>* count);
+template <class K, class T>
+std::size_t reduce_by_key(const execution_policy&, span<const K> keys, span<const T> values,
+                          span<K> keys_out, span<T> sums_out, span<std::size_t>* count);
+template <lesson_element T>
+void inclusive_scan_by_stage(scan_stage, const execution_policy&, span<const T> x, span<T> out);
+
+template <class T>
+void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const T> x, span<T> out) {
+  if (op == scan_op::sum) {
+    using S = sum_storage<T>;
+    scan_sum<S>(policy, kind, reinterpret<const S>(x), reinterpret<S>(out));
+  } else {
+    scan_extremum<T>(policy, kind, op == scan_op::max, x, out);
+  }
+}
+
+template <class K, class T>
+void scan_by_key(const execution_policy& policy, scan_kind kind, span<const K> keys, span<const T> x,
+                 span<T> out) {
+  using KB = bits_of<K>;
+  using S = sum_storage<T>;
+  scan_by_key_sum<KB, S>(policy, kind, reinterpret<const KB>(keys), reinterpret<const S>(x), reinterpret<S>(out));
+}
+
+// The count returned, or delivered into an array.
+template <class Entry>
+std::size_t count_returned(Entry entry) {
+  return entry(static_cast<span<std::size_t>*>(nullptr));
+}
+template <class C, class Entry>
+void count_into(C&& count, Entry entry) {
+  span<std::size_t> c = output_span(count);
+  entry(&c);
+}
+
+}  // namespace detail
+
+// A writable output of a compiled element type, and inputs of its type.
+template <class O>
+concept scan_output =
+    array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>> && scan_element<value_t<O>>;
+template <class X, class O>
+concept scan_arrays = scan_output<O> && array_of<X, value_t<O>>;
+template <class K>
+concept key_array = array_like<std::remove_reference_t<K>> && key_element<value_t<K>>;
+template <class F>
+concept flag_array = array_of<F, std::uint8_t> || array_of<F, bool>;
+// A one-element array for a count.
+template <class C>
+concept count_array = writable_array_of<C, std::size_t>;
+
+namespace detail {
+template <class F>
+span<const std::uint8_t> flag_bytes(F&& flags) {
+  static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
+  const auto f = input_span(flags);
+  return {reinterpret_cast<const std::uint8_t*>(f.data()), f.size()};
+}
+template <class X, class F, class O>
+std::size_t select(const execution_policy& policy, selection which, X&& values, F&& flags, O&& out,
+                   span<std::size_t>* count) {
+  using P = bits_of<value_t<O>>;
+  return select_flagged<P>(policy, which, reinterpret<const P>(input_span(values)), flag_bytes(flags),
+                           reinterpret<P>(output_span(out)), count);
+}
+template <class X, class O>
+std::size_t unique_values(const execution_policy& policy, X&& values, O&& out, span<std::size_t>* count) {
+  using E = equality_storage<value_t<O>>;
+  return unique<E>(policy, reinterpret<const E>(input_span(values)), reinterpret<E>(output_span(out)), count);
+}
+template <class K, class X, class KO, class O>
+std::size_t unique_pairs(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out,
+                         span<std::size_t>* count) {
+  using KB = bits_of<value_t<K>>;
+  using P = bits_of<value_t<O>>;
+  return unique_by_key<KB, P>(policy, reinterpret<const KB>(input_span(keys)), reinterpret<const P>(input_span(values)),
+                              reinterpret<KB>(output_span(keys_out)), reinterpret<P>(output_span(values_out)), count);
+}
+template <class X, class O, class C>
+std::size_t encode_runs(const execution_policy& policy, X&& values, O&& unique_out, C&& counts_out,
+                        span<std::size_t>* count) {
+  using E = equality_storage<value_t<O>>;
+  return run_length_encode<E>(policy, reinterpret<const E>(input_span(values)), reinterpret<E>(output_span(unique_out)),
+                              output_span(counts_out), count);
+}
+template <class K, class X, class KO, class O>
+std::size_t sum_runs(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out,
+                     span<std::size_t>* count) {
+  using KB = bits_of<value_t<K>>;
+  using S = sum_storage<value_t<O>>;
+  return reduce_by_key<KB, S>(policy, reinterpret<const KB>(input_span(keys)), reinterpret<const S>(input_span(values)),
+                              reinterpret<KB>(output_span(keys_out)), reinterpret<S>(output_span(sums_out)), count);
+}
+}  // namespace detail
+
+// ---- scans: with a policy first or without (automatic, the default stream) ---------------------
+
+// out[i] = x[0] op x[1] op ... op x[i].
+template <class X, class O>
+  requires scan_arrays<X, O>
+void inclusive_scan(const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
+  detail::scan(policy, detail::scan_kind::inclusive, op, input_span(x), output_span(out));
+}
+template <class X, class O>
+  requires scan_arrays<X, O>
+void inclusive_scan(X&& x, O&& out, scan_op op = scan_op::sum) {
+  inclusive_scan(par, x, out, op);
+}
+
+// out[i] = identity op x[0] op ... op x[i-1]; out[0] is the identity.
+template <class X, class O>
+  requires scan_arrays<X, O>
+void exclusive_scan(const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
+  detail::scan(policy, detail::scan_kind::exclusive, op, input_span(x), output_span(out));
+}
+template <class X, class O>
+  requires scan_arrays<X, O>
+void exclusive_scan(X&& x, O&& out, scan_op op = scan_op::sum) {
+  exclusive_scan(par, x, out, op);
+}
+
+// out[i] = the sum of x[j] for the j <= i of i's run of equal keys.
+template <class K, class X, class O>
+  requires key_array<K> && scan_arrays<X, O>
+void inclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out) {
+  detail::scan_by_key(policy, detail::scan_kind::inclusive, input_span(keys), input_span(x), output_span(out));
+}
+template <class K, class X, class O>
+  requires key_array<K> && scan_arrays<X, O>
+void inclusive_scan_by_key(K&& keys, X&& x, O&& out) {
+  inclusive_scan_by_key(par, keys, x, out);
+}
+
+// out[i] = the sum of x[j] for the j < i of i's run of equal keys (0 at each run's start).
+template <class K, class X, class O>
+  requires key_array<K> && scan_arrays<X, O>
+void exclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out) {
+  detail::scan_by_key(policy, detail::scan_kind::exclusive, input_span(keys), input_span(x), output_span(out));
+}
+template <class K, class X, class O>
+  requires key_array<K> && scan_arrays<X, O>
+void exclusive_scan_by_key(K&& keys, X&& x, O&& out) {
+  exclusive_scan_by_key(par, keys, x, out);
+}
+
+// ---- selections: the count returned, or into count[0] -----------------------------------------
+
+// The values whose flag is not 0, in order, to out[0, count).
+template <class X, class F, class O>
+  requires scan_arrays<X, O> && flag_array<F>
+std::size_t compact(const execution_policy& policy, X&& values, F&& flags, O&& out) {
+  return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
+}
+template <class X, class F, class O, class C>
+  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+void compact(const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
+}
+template <class X, class F, class O>
+  requires scan_arrays<X, O> && flag_array<F>
+std::size_t compact(X&& values, F&& flags, O&& out) {
+  return compact(par, values, flags, out);
+}
+template <class X, class F, class O, class C>
+  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+void compact(X&& values, F&& flags, O&& out, C&& count) {
+  compact(par, values, flags, out, count);
+}
+
+// The values whose flag is not 0 first, then the others, each in its original order; returns (or
+// delivers) how many were flagged.
+template <class X, class F, class O>
+  requires scan_arrays<X, O> && flag_array<F>
+std::size_t partition(const execution_policy& policy, X&& values, F&& flags, O&& out) {
+  return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
+}
+template <class X, class F, class O, class C>
+  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+void partition(const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
+}
+template <class X, class F, class O>
+  requires scan_arrays<X, O> && flag_array<F>
+std::size_t partition(X&& values, F&& flags, O&& out) {
+  return partition(par, values, flags, out);
+}
+template <class X, class F, class O, class C>
+  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+void partition(X&& values, F&& flags, O&& out, C&& count) {
+  partition(par, values, flags, out, count);
+}
+
+// Each element that differs from the one before it (the first of every run of equal ones).
+template <class X, class O>
+  requires scan_arrays<X, O>
+std::size_t unique(const execution_policy& policy, X&& values, O&& out) {
+  return detail::count_returned([&](auto* c) { return detail::unique_values(policy, values, out, c); });
+}
+template <class X, class O, class C>
+  requires scan_arrays<X, O> && count_array<C>
+void unique(const execution_policy& policy, X&& values, O&& out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::unique_values(policy, values, out, c); });
+}
+template <class X, class O>
+  requires scan_arrays<X, O>
+std::size_t unique(X&& values, O&& out) {
+  return unique(par, values, out);
+}
+template <class X, class O, class C>
+  requires scan_arrays<X, O> && count_array<C>
+void unique(X&& values, O&& out, C&& count) {
+  unique(par, values, out, count);
+}
+
+// The first key of every run of equal keys, and its value.
+template <class K, class X, class KO, class O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+std::size_t unique_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out) {
+  return detail::count_returned(
+      [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
+}
+template <class K, class X, class KO, class O, class C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+void unique_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
+}
+template <class K, class X, class KO, class O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+std::size_t unique_by_key(K&& keys, X&& values, KO&& keys_out, O&& values_out) {
+  return unique_by_key(par, keys, values, keys_out, values_out);
+}
+template <class K, class X, class KO, class O, class C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+void unique_by_key(K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
+  unique_by_key(par, keys, values, keys_out, values_out, count);
+}
+
+// Every run of equal values as (value, length): unique_out[j] and counts_out[j] for j < count.
+template <class X, class O, class N>
+  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t>
+std::size_t run_length_encode(const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out) {
+  return detail::count_returned([&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
+}
+template <class X, class O, class N, class C>
+  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t> && count_array<C>
+void run_length_encode(const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
+}
+template <class X, class O, class N>
+  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t>
+std::size_t run_length_encode(X&& values, O&& unique_out, N&& counts_out) {
+  return run_length_encode(par, values, unique_out, counts_out);
+}
+template <class X, class O, class N, class C>
+  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t> && count_array<C>
+void run_length_encode(X&& values, O&& unique_out, N&& counts_out, C&& count) {
+  run_length_encode(par, values, unique_out, counts_out, count);
+}
+
+// Every run of equal keys as (key, sum of its values).
+template <class K, class X, class KO, class O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+std::size_t reduce_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
+  return detail::count_returned([&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
+}
+template <class K, class X, class KO, class O, class C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+void reduce_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
+  detail::count_into(count, [&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
+}
+template <class K, class X, class KO, class O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+std::size_t reduce_by_key(K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
+  return reduce_by_key(par, keys, values, keys_out, sums_out);
+}
+template <class K, class X, class KO, class O, class C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+void reduce_by_key(K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
+  reduce_by_key(par, keys, values, keys_out, sums_out, count);
+}
+
+// ---- the lesson --------------------------------------------------------------------------------
+// The inclusive prefix sum by one stage of the lesson (device memory; the policy's stream and
+// scratch; its implementation is not used). Tested and timed beside the implementations.
+template <class X, class O>
+  requires scan_arrays<X, O> && lesson_element<value_t<O>>
+void inclusive_scan(scan_stage stage, const execution_policy& policy, X&& x, O&& out) {
+  detail::inclusive_scan_by_stage<value_t<O>>(stage, policy, input_span(x), output_span(out));
+}
+
+}  // namespace prism
