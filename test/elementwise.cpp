@@ -306,12 +306,13 @@ TEST_P(Add, WrongMemoryThrowsAndChangesNothing) {
   EXPECT_EQ(out.values(), std::vector<float>(100, 42.0f));
 }
 
-// Past 2^31 elements: 64-bit indexing in every GPU implementation. 26 GB of device memory.
-TEST_P(Add, HugePast2To31) {
+// Past 2^32 elements: 64-bit indexing in every GPU implementation (and no 32-bit count that
+// wraps to a small one). 52 GB of device memory.
+TEST_P(Add, HugePast2To32) {
   const impl which = GetParam();
   if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
-  const std::size_t n = (std::size_t{1} << 31) + 7;
+  const std::size_t n = (std::size_t{1} << 32) + 7;
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   const auto a = random_vector<float>(n, seed), b = random_vector<float>(n, seed + 1);
@@ -836,13 +837,13 @@ TEST_P(Semantics, BadInputThrowsAndChangesNothing) {
   EXPECT_THROW(prism::exp(prism::par.with(w), all.subspan(0, 9), all.subspan(1, 9)), std::invalid_argument);
 }
 
-// Past 2^31 elements in a generator: the index is 64-bit in every GPU implementation (and the
-// int32 values wrap past 2^31 as they should). 8.6 GB of device memory.
-TEST_P(Semantics, HugeSequencePast2To31) {
+// Past 2^32 elements in a generator: the index is 64-bit in every GPU implementation (and the
+// int32 values wrap past 2^31 as they should). 17 GB of device memory.
+TEST_P(Semantics, HugeSequencePast2To32) {
   const impl which = GetParam();
   if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
-  const std::size_t n = (std::size_t{1} << 31) + 7;
+  const std::size_t n = (std::size_t{1} << 32) + 7;
   prism::device_buffer<std::int32_t> out(n);
   prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(std::int32_t)), "cudaMemset");
   prism::sequence(prism::par.with(which), out.view(), 5, 1);

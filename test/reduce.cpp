@@ -200,13 +200,13 @@ TEST_P(Sum, Deterministic) {
   });
 }
 
-// Past 2^31 elements: 64-bit indexing in every GPU implementation (8.6 GB of device memory).
+// Past 2^32 elements: 64-bit indexing in every GPU implementation (17 GB of device memory).
 // int32 makes the check exact: one element missed or counted twice shows.
-TEST_P(Sum, HugePast2To31) {
+TEST_P(Sum, HugePast2To32) {
   const impl which = GetParam();
   if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
-  const std::size_t n = (std::size_t{1} << 31) + 5;
+  const std::size_t n = (std::size_t{1} << 32) + 5;
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   const auto x = random_vector<std::int32_t>(n, seed);
@@ -638,12 +638,12 @@ TEST_P(Reduce, SteadyStateDoesNotAllocate) {
   prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
-// 64-bit indices: the extreme planted past 2^31 is found, and the count covers every element.
-TEST_P(Reduce, HugePast2To31) {
+// 64-bit indices: the extreme planted past 2^32 is found, and the count covers every element.
+TEST_P(Reduce, HugePast2To32) {
   const impl which = GetParam();
   if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
-  const std::size_t n = (std::size_t{1} << 31) + 5;
+  const std::size_t n = (std::size_t{1} << 32) + 5;
   std::vector<float> x = random_vector<float>(n, fresh_seed());
   x[n - 3] = 2.0f;
   x[n - 2] = -2.0f;
