@@ -23,9 +23,9 @@
 //                       vectors over 8 blocks per SM, against raw's one tile per block.
 //   copy/<type>/cudaMemcpy   cudaMemcpyAsync device to device, beside the copy operation.
 //
-// Timing (harness.hpp): 10 repetitions of up to 16 calls each. About 6,500 rows for the default
-// types; --benchmark_filter (PRISM_BENCH_FILTER in scripts/gpu-check.sh) picks a subset, e.g.
-// '^(add|exp)/float/'.
+// Timing (harness.hpp): 10 repetitions of up to 8 calls each. About 6,400 rows for the default
+// types (5,800 on the GPU), estimated at 1.5 to 3 minutes on an H200; --benchmark_filter
+// (PRISM_BENCH_FILTER in scripts/gpu-check.sh) picks a subset, e.g. '^(add|exp)/float/'.
 #include <prism/elementwise.hpp>
 
 #include "harness.hpp"
@@ -200,7 +200,7 @@ std::string check_operation(const operation<T>& op, const caller<T>& call, const
                             bool on_device) {
   const std::size_t n = x.out.size();
   if (op.in_place) {
-    generate(x.out, distribution_of<T>(slot::a), on_device);
+    generate(x.out, distribution_of<T>(slot::out), on_device);
   } else if (op.casts) {
     poison(x.cast_out, on_device);
   } else {

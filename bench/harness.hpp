@@ -17,8 +17,8 @@
 //                   read ceiling for reductions, the write ceiling for generators, and for a
 //                   call that reads and writes the time both would take at their own ceilings,
 //                   (bytes_read + bytes_written) / (bytes_read / read + bytes_written / write)
-// and, as Google Benchmark aggregates over at least 10 repetitions: median, mean, stddev, cv,
-// min, max, p25 and p75, of the latency (real_time) and of every counter.
+// and, as Google Benchmark aggregates over 10 repetitions (each the mean of up to 8 calls):
+// median, mean, stddev, cv, min, max, p25 and p75, of the latency (real_time) and every counter.
 //
 // Cold rows read a buffer twice the L2's size before every timed call (outside the timed region),
 // which leaves the L2 full of clean lines of something else; warm rows run back to back, so their
@@ -27,7 +27,8 @@
 // Environment: PRISM_BENCH_TYPES=float,half,... (or all) chooses the element types registered
 // (each suite has its default set); PRISM_BENCH_SEED changes the inputs; PRISM_BENCH_BREAK=1
 // perturbs every output after the call and before the check, to show that a wrong result fails
-// its row (the suite then exits 1 and names the rows).
+// its row (the suite then exits 1 and names the rows); PRISM_BENCH_LIST_ALL=1 with
+// --benchmark_list_tests lists the GPU rows on a machine without a GPU too.
 #include <prism/buffer.hpp>
 #include <prism/error.hpp>
 #include <prism/span.hpp>
@@ -280,11 +281,10 @@ class stream_hold {
   stream_hold(const stream_hold&) = delete;
   stream_hold& operator=(const stream_hold&) = delete;
 
-  void hold(cudaStream_t stream) {
+  void hold(cudaStream_t stream, unsigned long long timeout_ns) {
     std::atomic_ref<int>(flags_[0]).store(0);
     std::atomic_ref<int>(flags_[1]).store(0);
-    // 20 ms: far longer than queuing any call takes, short enough not to stall a call that waits.
-    hold_stream_kernel<<<1, 1, 0, stream>>>(device_flags_, device_flags_ + 1, 20'000'000ull);
+    hold_stream_kernel<<<1, 1, 0, stream>>>(device_flags_, device_flags_ + 1, timeout_ns);
     check(cudaGetLastError(), "hold_stream_kernel launch");
   }
   void release() { std::atomic_ref<int>(flags_[0]).store(1, std::memory_order_release); }
@@ -350,11 +350,13 @@ double latency_seconds(cudaStream_t stream, event_pair& events, cache c, Run& ru
 
 // The GPU time alone: the stream is held while the host queues start event, call and stop event,
 // so the events measure the GPU's work without the host's. Negative when the call waited for the
-// GPU (the hold timed out): then there is no GPU time of its own to measure.
+// GPU (the hold timed out): then there is no GPU time of its own to measure. The default timeout,
+// 20 ms, is far longer than queuing any call takes.
 template <class Run>
-double gpu_seconds(cudaStream_t stream, event_pair& events, cache c, Run& run) {
+double gpu_seconds(cudaStream_t stream, event_pair& events, cache c, Run& run,
+                   unsigned long long timeout_ns = 20'000'000) {
   if (c == cache::cold) flush_l2(stream);
-  holder().hold(stream);
+  holder().hold(stream, timeout_ns);
   check(cudaEventRecord(events.start, stream), "cudaEventRecord");
   run();
   check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
@@ -387,10 +389,14 @@ inline void set_counters(benchmark::State& state, const traffic& bytes, double l
 template <class Run>
 void time_on_gpu(benchmark::State& state, const traffic& bytes, cache c, Run&& run,
                  cudaStream_t stream = nullptr) {
-  for (int i = 0; i < 3; ++i) run();  // warm-up: first-touch, lazy module loading, scratch
+  run();  // warm-up: lazy module loading, first-touch, scratch, and the data into L2 if warm
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   event_pair events;
-  const bool has_gpu_time = gpu_seconds(stream, events, c, run) >= 0;
+  // A second warm-up that also tells whether the call waits for the GPU (a 2 ms hold: a call that
+  // waits costs that much, a call that does not is queued in microseconds); tried twice, since a
+  // kernel loaded lazily on its first launch behind the held stream would wait once too.
+  const bool has_gpu_time = gpu_seconds(stream, events, c, run, 2'000'000) >= 0 ||
+                            gpu_seconds(stream, events, c, run, 2'000'000) >= 0;
   double latency = 0, gpu = 0;
   int gpu_samples = 0;
   for (auto _ : state) {
@@ -743,12 +749,12 @@ inline benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark*
 }
 
 // The same with a fixed number of calls per repetition, from the expected time of one call: up
-// to 16 for calls of a few microseconds (each repetition then averages 16 calls), 1 for calls of
+// to 8 for calls of a few microseconds (each repetition then averages 8 calls), 1 from a tenth of
 // a millisecond. Fixed counts keep the run's time predictable.
 inline benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                                  const traffic& bytes, bool on_gpu) {
   const double expected = on_gpu ? 5e-6 + bytes.total() / 3e12 : 2e-5 + bytes.total() / 1e10;
-  const auto calls = static_cast<benchmark::IterationCount>(std::clamp(2e-4 / expected, 1.0, 16.0));
+  const auto calls = static_cast<benchmark::IterationCount>(std::clamp(1e-4 / expected, 1.0, 8.0));
   return configure(b)->Iterations(calls);
 }
 
@@ -779,7 +785,10 @@ inline int run_main(int argc, char** argv, void (*register_rows)(bool gpu)) {
   }
   benchmark::AddCustomContext("seed", std::to_string(seed()));
   if (break_requested()) benchmark::AddCustomContext("broken_on_purpose", "PRISM_BENCH_BREAK");
-  register_rows(gpu);
+  // PRISM_BENCH_LIST_ALL: list the GPU rows too on a machine without a GPU (scripts/compare.sh
+  // takes the names from the list, which then does not depend on the machine).
+  const char* list_all = std::getenv("PRISM_BENCH_LIST_ALL");
+  register_rows(gpu || (listing && list_all != nullptr && *list_all != '\0'));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

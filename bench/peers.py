@@ -1,161 +1,287 @@
 #!/usr/bin/env python3
-"""The peers of the element-wise benchmark: torch and CuPy, timed like bench_elementwise.
+# SPDX-License-Identifier: Apache-2.0
+"""The peers of prism's suites: torch and CuPy, timed the way bench/harness.hpp times prism.
 
-Rows are named like the C++ ones, <operation>/<type>/<peer>/<n>, for float add, axpby and exp and
-half add at n = 2^10 ... 2^28 by 4x. Each row is the median of 30 calls timed one by one with CUDA
-events after a warm-up, on arrays allocated once; bytes count the fewest that must move (as the
-C++ side counts them). The JSON has Google Benchmark's shape, so bench/report reads both files.
-
-What each peer runs is what a user of that library would write:
+Rows are named like the C++ ones, <operation>/<type>/<peer>/<n>[/cold|/warm], n = 2^10 ... 2^28 by
+4x: add, axpby, exp (float), add (half) beside the element-wise suite; sum, argmax, dot (float)
+beside the reductions. What each peer runs is what a user of that library would write:
   add     torch.add(a, b, out=c)                  cupy.add(a, b, out=c)
   axpby   torch.mul(x, alpha, out=z)              one cupy.ElementwiseKernel (fused)
           z.add_(y, alpha=beta)  (two kernels: torch has no fused axpby)
   exp     torch.exp(x, out=y)                     cupy.exp(x, out=y)
+  sum     torch.sum(x, 0, out=r)                  cupy.sum(x, out=r)
+  argmax  torch.argmax(x, 0, out=i)               cupy.argmax(x, out=i)
+  dot     torch.dot(x, y, out=r)                  cupy.dot(x, y, out=r)
 
-A peer that cannot be imported, or finds no GPU, is skipped with a message; the script still
-writes its JSON (with the rows it has) and exits 0.
+Timing, as in the C++ harness: per sample, the latency a caller sees (CUDA events around the call on
+an idle stream) and the GPU time alone (the call queued behind a 200 us spin kernel, so the events
+see none of Python's time); sizes that fit in L2 come cold (a buffer twice the L2's size is read
+first) and warm. Both libraries work on the legacy default stream, so one spin kernel, one flush
+and one pair of events serve both. The samples are interleaved: for each size, every (operation,
+peer) row takes one sample in turn, 20 rounds, so that drift in clocks or temperature is shared
+by all rows of a size instead of landing on whichever ran last. (prism itself runs in another
+process, bench_<family>, so its rows cannot join the rotation: compare peers with prism through
+the ceilings each run measured, and treat differences within a few % as noise.)
 
-    python3 bench/peers.py peers.json
+Each row is written as Google Benchmark aggregates (median, p25, p75, min, max, mean) of us,
+gpu_us and GB/s, so bench/report reads it like a suite's rows. A peer that cannot be imported, or
+finds no GPU, is skipped with a message; the script still writes its JSON and exits 0.
+
+    python3 bench/peers.py peers.json [--filter REGEX]
 """
 import argparse
 import json
 import platform
+import re
 import statistics
 import sys
 
 SIZES = [1 << p for p in range(10, 29, 2)]
-REPETITIONS = 30
-WARM_UP = 3
+ROUNDS = 20
+SPIN_US = 200
 ALPHA, BETA = 2.0, -1.0
 
 
-class Timer:
-    """CUDA-event timing of one call, for a peer's own event type (both report milliseconds)."""
+def percentile(values, q):
+    s = sorted(values)
+    at = q * (len(s) - 1)
+    below = int(at)
+    above = min(below + 1, len(s) - 1)
+    return s[below] + (at - below) * (s[above] - s[below])
 
-    def __init__(self, make_event, elapsed_ms, synchronize):
-        self.make_event, self.elapsed_ms, self.synchronize = make_event, elapsed_ms, synchronize
 
-    def median_us(self, run):
-        for _ in range(WARM_UP):
-            run()
-        self.synchronize()
-        start, stop = self.make_event(), self.make_event()
-        times = []
-        for _ in range(REPETITIONS):
+class Gpu:
+    """Events, the spin kernel, the L2 flush and synchronization, from torch or else CuPy."""
+
+    def __init__(self, torch, cupy):
+        self.torch, self.cupy = torch, cupy
+        if torch is not None:
+            props = torch.cuda.get_device_properties(0)
+            self.name = props.name
+            self.l2 = getattr(props, "L2_cache_size", 0) or 50 << 20
+            self.event = lambda: torch.cuda.Event(enable_timing=True)
+            self.elapsed_ms = lambda a, b: a.elapsed_time(b)
+            self.synchronize = torch.cuda.synchronize
+            flush = torch.empty(2 * self.l2 // 4, dtype=torch.float32, device="cuda").fill_(1)
+            out = torch.empty((), dtype=torch.float32, device="cuda")
+            self.flush = lambda: torch.sum(flush, 0, out=out)
+            # torch.cuda._sleep spins for a number of clock cycles: calibrate cycles per us.
+            start, stop = self.event(), self.event()
+            torch.cuda._sleep(1000)
             start.record()
-            run()
+            torch.cuda._sleep(1_000_000)
             stop.record()
             stop.synchronize()
-            times.append(self.elapsed_ms(start, stop) * 1e3)
-        return statistics.median(times)
+            cycles = int(SPIN_US * 1_000_000 / (start.elapsed_time(stop) * 1000))
+            self.spin = lambda: torch.cuda._sleep(cycles)
+        else:
+            props = cupy.cuda.runtime.getDeviceProperties(0)
+            self.name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+            self.l2 = props.get("l2CacheSize", 0) or 50 << 20
+            self.event = cupy.cuda.Event
+            self.elapsed_ms = cupy.cuda.get_elapsed_time
+            self.synchronize = cupy.cuda.Device().synchronize
+            flush = cupy.ones(2 * self.l2 // 4, dtype=cupy.float32)
+            out = cupy.empty((), dtype=cupy.float32)
+            self.flush = lambda: cupy.sum(flush, out=out)
+            kernel = cupy.RawKernel(r'''
+extern "C" __global__ void spin(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+}''', "spin")
+            self.spin = lambda: kernel((1,), (1,), (cupy.uint64(SPIN_US * 1000),))
+        self.start, self.stop = self.event(), self.event()
+
+    def latency_us(self, run, cold):
+        if cold:
+            self.flush()
+        self.synchronize()
+        self.start.record()
+        run()
+        self.stop.record()
+        self.stop.synchronize()
+        return self.elapsed_ms(self.start, self.stop) * 1e3
+
+    def gpu_us(self, run, cold):
+        if cold:
+            self.flush()
+        self.spin()
+        self.start.record()
+        run()
+        self.stop.record()
+        self.stop.synchronize()
+        return self.elapsed_ms(self.start, self.stop) * 1e3
 
 
-def row(operation, type_name, peer, n, us, bytes_moved):
-    name = f"{operation}/{type_name}/{peer}/{n}"
-    return {
-        "name": name,
-        "run_name": name,
-        "run_type": "aggregate",
-        "aggregate_name": "median",
-        "repetitions": REPETITIONS,
-        "real_time": us,
-        "cpu_time": us,
-        "time_unit": "us",
-        "bytes": bytes_moved,
-        "us": us,
-        "GB/s": bytes_moved / (us * 1e-6) / 1e9,
-    }
-
-
-def torch_rows():
-    import torch
-
-    if not torch.cuda.is_available():
-        raise RuntimeError("torch sees no CUDA device")
-    timer = Timer(lambda: torch.cuda.Event(enable_timing=True),
-                  lambda start, stop: start.elapsed_time(stop), torch.cuda.synchronize)
-    rows = []
+def torch_operations(torch):
+    """(operation, type, bytes read and written per element, make(n) -> one call) for torch."""
+    largest = SIZES[-1]
+    arrays = {}
     for type_name, dtype in (("float", torch.float32), ("half", torch.float16)):
-        largest = SIZES[-1]
-        a = torch.rand(largest, dtype=dtype, device="cuda")
-        b = torch.rand(largest, dtype=dtype, device="cuda")
-        c = torch.empty(largest, dtype=dtype, device="cuda")
-        size = a.element_size()
-        for n in SIZES:
-            x, y, z = a[:n], b[:n], c[:n]
-            rows.append(row("add", type_name, "torch", n,
-                            timer.median_us(lambda: torch.add(x, y, out=z)), 3 * size * n))
-            if type_name != "float":
-                continue
+        arrays[type_name] = [torch.rand(largest, dtype=dtype, device="cuda") + 0.5 for _ in range(2)] + \
+                            [torch.empty(largest, dtype=dtype, device="cuda")]
+    scalar = torch.empty((), dtype=torch.float32, device="cuda")
+    index = torch.empty((), dtype=torch.int64, device="cuda")
 
-            def axpby():
-                torch.mul(x, ALPHA, out=z)
-                z.add_(y, alpha=BETA)
+    def views(type_name, n):
+        return [a[:n] for a in arrays[type_name]]
 
-            rows.append(row("axpby", type_name, "torch", n, timer.median_us(axpby),
-                            3 * size * n))
-            rows.append(row("exp", type_name, "torch", n,
-                            timer.median_us(lambda: torch.exp(x, out=z)), 2 * size * n))
-        del a, b, c
-        torch.cuda.empty_cache()
-    return rows
+    def add(type_name):
+        def make(n):
+            x, y, z = views(type_name, n)
+            return lambda: torch.add(x, y, out=z)
+        return make
+
+    def axpby(n):
+        x, y, z = views("float", n)
+
+        def run():
+            torch.mul(x, ALPHA, out=z)
+            z.add_(y, alpha=BETA)
+        return run
+
+    def exp(n):
+        x, _, z = views("float", n)
+        return lambda: torch.exp(x, out=z)
+
+    def sum_(n):
+        x = views("float", n)[0]
+        return lambda: torch.sum(x, 0, out=scalar)
+
+    def argmax(n):
+        x = views("float", n)[0]
+        return lambda: torch.argmax(x, 0, out=index)
+
+    def dot(n):
+        x, y, _ = views("float", n)
+        return lambda: torch.dot(x, y, out=scalar)
+
+    return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
+            ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
 
 
-def cupy_rows():
-    import cupy
-
-    if cupy.cuda.runtime.getDeviceCount() == 0:
-        raise RuntimeError("cupy sees no CUDA device")
-    timer = Timer(cupy.cuda.Event, cupy.cuda.get_elapsed_time, cupy.cuda.Device().synchronize)
+def cupy_operations(cupy):
+    largest = SIZES[-1]
+    arrays = {}
+    for type_name, dtype in (("float", cupy.float32), ("half", cupy.float16)):
+        arrays[type_name] = [(cupy.random.random(largest, dtype=cupy.float32) + 0.5).astype(dtype)
+                             for _ in range(2)] + [cupy.empty(largest, dtype=dtype)]
+    scalar = cupy.empty((), dtype=cupy.float32)
+    index = cupy.empty((), dtype=cupy.int64)
     axpby_kernel = cupy.ElementwiseKernel("T x, T y, T alpha, T beta", "T z",
                                           "z = alpha * x + beta * y", "prism_peer_axpby")
-    rows = []
-    for type_name, dtype in (("float", cupy.float32), ("half", cupy.float16)):
-        largest = SIZES[-1]
-        a = cupy.random.random(largest).astype(dtype)
-        b = cupy.random.random(largest).astype(dtype)
-        c = cupy.empty(largest, dtype=dtype)
-        size = a.itemsize
-        alpha, beta = dtype(ALPHA), dtype(BETA)
-        for n in SIZES:
-            x, y, z = a[:n], b[:n], c[:n]
-            rows.append(row("add", type_name, "cupy", n,
-                            timer.median_us(lambda: cupy.add(x, y, out=z)), 3 * size * n))
-            if type_name != "float":
-                continue
-            rows.append(row("axpby", type_name, "cupy", n,
-                            timer.median_us(lambda: axpby_kernel(x, y, alpha, beta, z)),
-                            3 * size * n))
-            rows.append(row("exp", type_name, "cupy", n,
-                            timer.median_us(lambda: cupy.exp(x, out=z)), 2 * size * n))
-        del a, b, c
-        cupy.get_default_memory_pool().free_all_blocks()
-    return rows
+    alpha, beta = cupy.float32(ALPHA), cupy.float32(BETA)
+
+    def views(type_name, n):
+        return [a[:n] for a in arrays[type_name]]
+
+    def add(type_name):
+        def make(n):
+            x, y, z = views(type_name, n)
+            return lambda: cupy.add(x, y, out=z)
+        return make
+
+    def axpby(n):
+        x, y, z = views("float", n)
+        return lambda: axpby_kernel(x, y, alpha, beta, z)
+
+    def exp(n):
+        x, _, z = views("float", n)
+        return lambda: cupy.exp(x, out=z)
+
+    def sum_(n):
+        x = views("float", n)[0]
+        return lambda: cupy.sum(x, out=scalar)
+
+    def argmax(n):
+        x = views("float", n)[0]
+        return lambda: cupy.argmax(x, out=index)
+
+    def dot(n):
+        x, y, _ = views("float", n)
+        return lambda: cupy.dot(x, y, out=scalar)
+
+    return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
+            ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
+
+
+def aggregates(name, read, written, latency, gpu):
+    """The rows of one (operation, type, peer, n, cache) as Google Benchmark aggregates."""
+    total = read + written
+    gbps = [total / (g * 1e-6) / 1e9 for g in gpu]
+    out = []
+    for stat, f in (("median", statistics.median), ("mean", statistics.mean), ("min", min), ("max", max),
+                    ("p25", lambda v: percentile(v, 0.25)), ("p75", lambda v: percentile(v, 0.75))):
+        # Time and GB/s run in opposite directions: a time's min is GB/s's max.
+        flip = {"min": max, "max": min, "p25": lambda v: percentile(v, 0.75),
+                "p75": lambda v: percentile(v, 0.25)}.get(stat, f)
+        out.append({"name": f"{name}_{stat}", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": stat, "repetitions": len(latency), "real_time": f(latency),
+                    "time_unit": "us", "us": f(latency), "gpu_us": f(gpu), "GB/s": flip(gbps) if stat in
+                    ("min", "max", "p25", "p75") else f(gbps), "bytes": total, "bytes_read": read,
+                    "bytes_written": written})
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default="peers.json", help="where to write the JSON")
+    parser.add_argument("--filter", default="", help="regex on the row names (as --benchmark_filter)")
     args = parser.parse_args()
+    pattern = re.compile(args.filter) if args.filter else None
 
     context = {"executable": "bench/peers.py", "host_name": platform.node(),
-               "python": platform.python_version(), "skipped": []}
-    rows = []
-    for peer, collect in (("torch", torch_rows), ("cupy", cupy_rows)):
+               "python": platform.python_version(), "skipped": [], "rounds": ROUNDS, "spin_us": SPIN_US}
+    modules, operations = {}, []
+    for peer, make in (("torch", torch_operations), ("cupy", cupy_operations)):
         try:
-            rows += collect()
-            module = sys.modules[peer]
+            module = __import__(peer)
+            if peer == "torch" and not module.cuda.is_available():
+                raise RuntimeError("torch sees no CUDA device")
+            if peer == "cupy" and module.cuda.runtime.getDeviceCount() == 0:
+                raise RuntimeError("cupy sees no CUDA device")
+            operations += [(peer, *op) for op in make(module)]
+            modules[peer] = module
             context[f"{peer}_version"] = getattr(module, "__version__", "unknown")
         except Exception as error:  # ImportError, no device, or a CUDA failure: skip this peer
             message = f"{peer} skipped: {type(error).__name__}: {error}"
             print(message, file=sys.stderr)
             context["skipped"].append(message)
 
+    rows = []
+    if modules:
+        gpu = Gpu(modules.get("torch"), modules.get("cupy"))
+        context.update(gpu=gpu.name, l2_bytes=gpu.l2)
+        for n in SIZES:
+            batch = []
+            for peer, op, type_name, read, written, make in operations:
+                total = (read + written) * n
+                caches = ["cold", "warm"] if total <= gpu.l2 else [""]
+                for cache in caches:
+                    name = f"{op}/{type_name}/{peer}/{n}" + (f"/{cache}" if cache else "")
+                    if pattern and not pattern.search(name + "/"):
+                        continue
+                    run = make(n)
+                    for _ in range(3):
+                        run()  # warm-up
+                    batch.append((name, read * n, written * n, run, cache == "cold", [], []))
+            gpu.synchronize()
+            for _ in range(ROUNDS):  # interleaved: one sample of every row per round
+                for name, read, written, run, cold, latency, gpu_time in batch:
+                    latency.append(gpu.latency_us(run, cold))
+                    gpu_time.append(gpu.gpu_us(run, cold))
+            for name, read, written, run, cold, latency, gpu_time in batch:
+                rows += aggregates(name, read, written, latency, gpu_time)
+
     with open(args.out, "w") as out:
         json.dump({"context": context, "benchmarks": rows}, out, indent=1)
-    print(f"{len(rows)} rows written to {args.out}")
+    print(f"{len(rows) // 6} rows written to {args.out}")
     for r in rows:
-        print(f"{r['name']:<32} {r['us']:10.2f} us {r['GB/s']:9.1f} GB/s")
+        if r["aggregate_name"] == "median":
+            print(f"{r['run_name']:<36} {r['us']:10.2f} us {r['gpu_us']:10.2f} gpu_us {r['GB/s']:9.1f} GB/s")
 
 
 if __name__ == "__main__":

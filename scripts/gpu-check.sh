@@ -2,50 +2,80 @@
 # The GPU check, on a machine with a GPU:
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores)
-# test      every CTest test, the 2^31-element ones included
+# test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
+#           binaries at once, the huge ones (past 2^32 elements, tens of GB) one binary at a time
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
 #           element-wise family's add and the rest in full). Tests that make CUDA fail on purpose
 #           (allocation failures) are left out: the sanitizers count those API errors.
-# bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json, and the peers
-#           (bench/peers.py) to OUTDIR/peers.json; then bench/report writes OUTDIR/*.md
+# bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json (console to
+#           OUTDIR/bench_<family>.log), the peers (bench/peers.py) to OUTDIR/peers.json (log in
+#           OUTDIR/peers.log), then bench/report writes OUTDIR/*.md and the pictures OUTDIR/*.png.
+#           Meant to take under 6 minutes on an H200 (estimated: element-wise 1.5-3, reduce about
+#           1, the rest under 1); bench.log has each suite's time. Fails if a row's check found a
+#           wrong result.
 # The log of each stage goes to OUTDIR/<stage>.log; the script stops at the first failure.
-# PRISM_CTEST_ARGS, if set, is added to the ctest command line (e.g. -j3).
-# PRISM_BENCH_FILTER, if set, is passed to every suite as --benchmark_filter (a regex on the
-# row names, e.g. '/(1024|268435456)/' for two sizes). A build made elsewhere for sm_90 in
-# build-gpu/ can be used as it is: leave out the build stage.
+# PRISM_BUILD_DIR, if set, is the build to use instead of build-gpu (binaries made elsewhere for
+# sm_90 and copied in: leave out the build stage).
+# PRISM_BENCH_FILTER, if set, is passed to every suite as --benchmark_filter and to the peers as
+# --filter (a regex on the row names algorithm/type/implementation/n[/cold|/warm], e.g.
+# '/(1024|268435456)/' for two sizes); PRISM_BENCH_FILTER=quick stands for a subset that runs in
+# well under a minute: add, exp, fill and the sum, argmax and dot reductions, float, at 2^10 and
+# 2^28 (and every call_cost row). PRISM_BENCH_TYPES (see bench/harness.hpp) adds types, e.g. all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
 shift
 stages=${*:-build test sanitize bench}
 mkdir -p "$out"
-build=build-gpu
+build=${PRISM_BUILD_DIR:-build-gpu}
 
 stage_build() {
   cmake --preset gpu && cmake --build --preset gpu -j "$(nproc)"
 }
 
+# The tests that need a GPU, by name (test/CMakeLists.txt splits CTest's entries the same way).
+gpu_tests='*Gpu*:*/thrust:*/raw_naive:*/raw:*/cub:*/automatic'
+
 stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-  ctest --preset gpu --output-on-failure ${PRISM_CTEST_ARGS:-}
+  local pids=() failed=0
+  for binary in "$build"/test/test_*; do
+    "$binary" --gtest_filter="$gpu_tests:-*Huge*" --gtest_brief=1 >"$out/test-${binary##*/}.log" 2>&1 &
+    pids+=($!)
+  done
+  (for binary in "$build"/test/test_*; do
+     "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
+     "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
+   done) >"$out/test-huge.log" 2>&1 &
+  pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  for log in "$out"/test-*.log; do
+    echo "== ${log##*/}: $(grep -E 'PASSED|FAILED  \]' "$log" | tr '\n' ' ')"
+  done
+  return $failed
 }
 
 stage_sanitize() {
   # Every (tool, binary) pair at once: the GPU has room, and the wall time is the slowest pair's.
+  # Left out: the huge tests; tests that make CUDA fail on purpose (the tools count those API
+  # errors); for racecheck, a tool for shared-memory hazards inside kernels, the host-thread and
+  # stream-churn tests (the same kernels, thousands of times) and, for the element-wise family,
+  # every operation but add (one kernel template serves them all).
   local logs=() pids=() failed=0
-  local gpu='*Gpu*:*/thrust:*/raw_naive:*/raw:*/cub:*/automatic'
   local on_purpose='*Huge*:*CallersPendingError*:*AllocationFailure*:*NoDevice*'
+  local repeats='*HostThreads*:*StreamsDestroyed*:*Deterministic*:*SteadyState*'
   for binary in "$build"/test/test_*; do
     for tool in memcheck racecheck synccheck initcheck; do
-      local filter="$gpu:-$on_purpose"
-      if [ $tool = racecheck ] && [ "${binary##*/}" = test_elementwise ]; then
-        filter="Add*:*Conformance*:-$on_purpose"
+      local filter="$gpu_tests:-$on_purpose"
+      if [ $tool = racecheck ]; then
+        filter="$gpu_tests:-$on_purpose:$repeats"
+        [ "${binary##*/}" = test_elementwise ] && filter="Add*:*Conformance*:-$on_purpose:$repeats"
       fi
       log="$out/.sanitize-$tool-${binary##*/}.log"
       logs+=("$log")
-      timeout 480 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      timeout 540 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
         "$binary" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
       pids+=($!)
     done
@@ -62,14 +92,23 @@ stage_sanitize() {
 }
 
 stage_bench() {
-  local failed=0
+  local failed=0 filter=${PRISM_BENCH_FILTER:-}
+  [ "$filter" = quick ] && filter='^(add|exp|fill|sum|argmax|dot)/float/[^/]+/(1024|268435456)/'
   for binary in "$build"/bench/bench_*; do
-    family=${binary##*/bench_}
+    local family=${binary##*/bench_} start=$SECONDS status=0
     "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json \
-      ${PRISM_BENCH_FILTER:+--benchmark_filter="$PRISM_BENCH_FILTER"} || failed=1
+      ${filter:+--benchmark_filter="$filter"} >"$out/bench_$family.log" 2>&1 || status=$?
+    echo "bench_$family: $((SECONDS - start)) s, exit $status (console: $out/bench_$family.log)"
+    if [ $status != 0 ]; then
+      failed=1
+      tail -n 20 "$out/bench_$family.log"
+    fi
   done
-  if [ -f bench/peers.py ]; then python3 bench/peers.py "$out/peers.json" || failed=1; fi
-  python3 bench/report "$out"/bench_*.json $(ls "$out"/peers.json 2>/dev/null) --out "$out" || failed=1
+  local start=$SECONDS
+  python3 bench/peers.py "$out/peers.json" ${filter:+--filter "$filter"} >"$out/peers.log" 2>&1 ||
+    { failed=1; tail -n 20 "$out/peers.log"; }
+  echo "peers: $((SECONDS - start)) s, $(grep -c skipped "$out/peers.log") peer(s) skipped (log: $out/peers.log)"
+  python3 bench/report "$out"/bench_*.json "$out/peers.json" --out "$out" || failed=1
   return $failed
 }
 

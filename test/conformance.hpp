@@ -93,22 +93,27 @@ template <class A>
 class Conformance : public ::testing::Test {};
 TYPED_TEST_SUITE_P(Conformance);
 
+// One call of `which` on n random elements placed `where`, starting one element past an aligned
+// allocation, into a poisoned output: the result against the reference.
+template <class A>
+void check_size(prism::impl which, memory where, std::size_t n) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << prism::name(which) << " n=" << n << " seed=" << seed);
+  const auto in = random_vector<typename A::T>(n, seed);
+  placed_array<typename A::T> x(in, where, 1);
+  placed_array<typename A::R> out(std::vector<typename A::R>(A::output_size(n), poison<typename A::R>()),
+                                  where, 1);
+  A::run(prism::par.with(which), x.view(), out.view());
+  ASSERT_TRUE(matches_reference<A>(out.values(), in));
+}
+
+inline constexpr std::size_t kit_sizes[] = {0, 1, 3, 1001, 4099, (1u << 20) + 1};
+
 // Sizes 0, 1, 3, odd, not a multiple of 4 or of a block, 2^20 + 1; starts misaligned by one
 // element; outputs poisoned; the cpu implementation and automatic on host memory.
 TYPED_TEST_P(Conformance, SizesOnTheHost) {
-  using A = TypeParam;
-  for (prism::impl which : {prism::impl::cpu, prism::impl::automatic}) {
-    for (std::size_t n : {0u, 1u, 3u, 1001u, 4099u, (1u << 20) + 1}) {
-      const auto seed = fresh_seed();
-      SCOPED_TRACE(::testing::Message() << prism::name(which) << " n=" << n << " seed=" << seed);
-      const auto in = random_vector<typename A::T>(n, seed);
-      placed_array<typename A::T> x(in, memory::host, 1);
-      placed_array<typename A::R> out(std::vector<typename A::R>(A::output_size(n), poison<typename A::R>()),
-                                      memory::host, 1);
-      A::run(prism::par.with(which), x.view(), out.view());
-      ASSERT_TRUE(matches_reference<A>(out.values(), in));
-    }
-  }
+  for (prism::impl which : {prism::impl::cpu, prism::impl::automatic})
+    for (std::size_t n : kit_sizes) check_size<TypeParam>(which, memory::host, n);
 }
 
 // A null pointer with a nonzero size is refused by every implementation, before any work.
@@ -191,21 +196,10 @@ struct device_case {
   ::testing::AssertionResult check() const { return matches_reference<A>(out.to_host(), in); }
 };
 
-// Every GPU implementation on sizes 0, 1, odd, 2^20 + 1, misaligned by one element.
+// Every GPU implementation on the same sizes, misaligned by one element.
 TYPED_TEST_P(GpuConformance, SizesEveryImplementation) {
-  using A = TypeParam;
-  for (prism::impl which : gpu_implementations<A>()) {
-    for (std::size_t n : {0u, 1u, 3u, 4099u, (1u << 20) + 1}) {
-      const auto seed = fresh_seed();
-      SCOPED_TRACE(::testing::Message() << prism::name(which) << " n=" << n << " seed=" << seed);
-      const auto in = random_vector<typename A::T>(n, seed);
-      placed_array<typename A::T> x(in, memory::device, 1);
-      placed_array<typename A::R> out(std::vector<typename A::R>(A::output_size(n), poison<typename A::R>()),
-                                      memory::device, 1);
-      A::run(prism::par.with(which), x.view(), out.view());
-      ASSERT_TRUE(matches_reference<A>(out.values(), in));
-    }
-  }
+  for (prism::impl which : gpu_implementations<TypeParam>())
+    for (std::size_t n : kit_sizes) check_size<TypeParam>(which, memory::device, n);
 }
 
 // 8 host threads, each with its own data, on its own stream, on cudaStreamPerThread, and all on
