@@ -43,14 +43,17 @@
 //           started) pair (scan by key), a count of kept elements (the selections, whose kept
 //           elements are gathered in shared memory and written out in order with coalesced
 //           stores), or a (runs started, sum) pair (run-length encoding, reduce by key). 2n bytes
-//           for a scan, like CUB's, and one launch (two with the zeroing of the tile states; the
-//           partition adds a count of the flags first, so that the rejected elements know where
-//           they start). Tile states are zeroed with cudaMemsetAsync before the kernel, and tiles
-//           take their index from the scratch's zeroed counter (a ticket), which the last tile sets
-//           back to zero.
-// Determinism. Every implementation combines in an order fixed by n, so results are run-to-run
-// identical on the same device; floating-point scans differ between implementations in the last
-// bits.
+//           for a scan, like CUB's: one kernel, after a cudaMemsetAsync that zeroes the tile states
+//           (prism's scratch is shared by every call on the stream, so it holds anything when a
+//           call begins; skipped for a single tile, n <= 4096 floats). The partition counts its
+//           flags first (n bytes more read), so that the rejected elements know where they start.
+//           Tiles take their index from the scratch's zeroed counter (a ticket, in the order blocks
+//           start: what makes the look-back deadlock-free), which the last tile sets back to zero.
+// Determinism. The order of the elements is always kept, but the grouping is not fixed on the GPU:
+// in a decoupled look-back (raw, and CUB's scans under cub and thrust) a tile combines whichever
+// predecessors' states it finds published, so a floating-point sum (a scan's, reduce_by_key's) may
+// differ in its last bits from run to run. Integer results, min, max and the selections' choices
+// of elements are exact.
 #include <prism/dispatch.cuh>
 #include <prism/functors.cuh>
 #include <prism/primitives/block_reduce.cuh>
@@ -525,7 +528,7 @@ struct select_program {
   }
   __device__ void finish(const tile_info<kept_count>& tile, shared_storage& shared) const {
     const std::uint64_t here = tile.aggregate.value, before = tile.prefix.value.value;
-    const std::size_t valid = std::min<std::size_t>(items_per_tile, n - tile.base);
+    const std::size_t valid = n - tile.base < items_per_tile ? n - tile.base : items_per_tile;
     const std::size_t written = partition ? valid : here;
     const std::uint64_t others_start = partition ? *total_kept + (tile.base - before) : 0;
     for (std::size_t j = threadIdx.x; j < written; j += blockDim.x) {
@@ -639,11 +642,11 @@ struct nothing_after {
 template <class Call, class After = nothing_after>
 void cub_call(const char* algorithm, const char* what, const execution_policy& policy, Call call,
               std::size_t extra = 0, After after = {}) {
+  clear_stale_error();  // before the size query too: CUB reads the last error there as well
   std::size_t temp_bytes = 0;
   check(call(nullptr, temp_bytes, nullptr), what, algorithm);
   extra = (extra + 255) / 256 * 256;
   const scratch lease = acquire_scratch(extra + temp_bytes, with_explicit_stream(policy), algorithm);
-  clear_stale_error();
   auto* memory = static_cast<unsigned char*>(lease.device());
   check(call(memory + extra, temp_bytes, memory), what, algorithm);
   after(static_cast<void*>(memory));
@@ -1064,7 +1067,8 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                      return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
                    } else {
                      // ReduceByKey compares with == only; its dispatch takes an equality.
-                     return cub::DispatchReduceByKey<const K*, K*, decltype(source), T*, std::size_t*, Eq, Op,
+                     return cub::DispatchReduceByKey<const K*, K*, std::remove_const_t<decltype(source)>, T*,
+                                                     std::size_t*, Eq, Op,
                                                      unsigned long long>::Dispatch(temp, bytes, k, ko, source, so,
                                                                                    destination, eq, op,
                                                                                    static_cast<unsigned long long>(n),
@@ -1100,7 +1104,7 @@ concept generic_functor = !array_like<std::remove_reference_t<F>> && !std::is_sa
 template <class O>
 concept writable_array = array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>>;
 
-inline constexpr span<std::size_t>* returned_count = nullptr;
+inline span<std::size_t>* const returned_count = nullptr;
 
 }  // namespace detail
 

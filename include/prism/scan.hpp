@@ -17,8 +17,7 @@
 //   accumulates in that type: an int32 prefix sum is int32 and wraps around (two's complement)
 //   past 2^31, as prism's integer arithmetic does everywhere (torch.cumsum would widen to int64;
 //   cast first if you need that). Floating-point scans add in T, in an order that differs between
-//   implementations (each is run-to-run deterministic on the same device and n): the error of the
-//   prefix at i grows with i, as any float sum's does.
+//   implementations: the error of the prefix at i grows with i, as any float sum's does.
 // - exclusive_scan starts at the operation's identity: 0 for sum, +infinity (the largest integer)
 //   for min, -infinity (the lowest integer) for max; out[0] is that identity.
 // - min and max propagate NaN: from the first NaN on, every inclusive prefix is NaN.
@@ -40,6 +39,12 @@
 //   writes all of them). The count comes back returned (the call waits for the stream) or into a
 //   one-element array (device memory, host memory for cpu; nothing waits, except in
 //   impl::thrust, whose Thrust algorithms return their count to the host).
+// - Empty input: nothing is written; a selection's count is 0 (delivered as well).
+// - Determinism: integer results, minima and maxima and what every selection keeps are exact.
+//   Floating-point sums (scans, reduce_by_key) are not bitwise reproducible from run to run on the
+//   GPU: raw, cub and thrust (CUB's scan) use decoupled look-back, where a tile adds up whichever
+//   predecessors' states it finds published, so the grouping (and the last bits) can change. cpu
+//   is reproducible on a machine with the same number of processors.
 // - Sizes past 2^32 work in every implementation, except two that prism refuses with
 //   std::invalid_argument naming the limit: cub's run_length_encode (CUB's Encode counts in int)
 //   and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scan family against host references, in every registered implementation and every stage of
+// its lesson, and the conformance kit. Plain C++: the same calls a consumer of the compiled library
+// makes.
+//
+// References and tolerances. Integer scans, minima and maxima, and every selection are exact (the
+// integer references wrap around in the type, as the library does). A floating-point prefix sum
+// of i + 1 terms, added in any order, errs by about eps(T) * sqrt(i + 1) * (the size of its
+// partial sums) for random rounding errors; the partial sums are bounded by the largest prefix so
+// far or the root of the sum of squares so far, whichever is larger. Element i's tolerance is 8
+// times that: it grows with the prefix, as the error does.
+#include <prism/scan.hpp>
+#include <prism/elementwise.hpp>
+#include <prism/scratch.hpp>
+
+#include "conformance.hpp"
+#include "testing.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using namespace prism::testing;
+using prism::impl;
+using prism::scan_op;
+
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+}
+
+using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
+using key_types = types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
+
+const std::size_t test_sizes[] = {0, 1, 3, 1000, 4099, (1 << 20) + 1};
+// Runs of equal keys: single elements, pairs, long runs, and (0) one run over the whole array.
+const std::size_t run_lengths[] = {1, 2, 1000, 0};
+
+void synchronize(impl which) {
+  if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+// ---- references ---------------------------------------------------------------------------------
+
+template <class T>
+using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+// a + b in T, integers wrapping around.
+template <class T>
+T add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<bits_of<T>>(static_cast<bits_of<T>>(a) + static_cast<bits_of<T>>(b)));
+  } else {
+    return a + b;
+  }
+}
+
+// prism's min and max: a NaN wins; of equal values the earlier.
+template <class T>
+T extremum(T a, T b, bool largest) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return (largest ? a < b : b < a) ? b : a;
+}
+
+template <class T>
+T identity(scan_op op) {
+  using limits = std::numeric_limits<T>;
+  if (op == scan_op::sum) return T(0);
+  if constexpr (limits::has_infinity) {
+    return op == scan_op::max ? -limits::infinity() : limits::infinity();
+  } else {
+    return op == scan_op::max ? limits::lowest() : limits::max();
+  }
+}
+
+// Element i of a floating-point prefix sum: its float64 value and tolerance (in units of eps).
+struct prefix_reference {
+  std::vector<double> value, tolerance;
+};
+
+// The prefix sums of terms[0..i] for every i, with segments restarting where `starts` says.
+inline prefix_reference prefix_sums(const std::vector<double>& terms, const std::vector<bool>* starts = nullptr) {
+  prefix_reference r{std::vector<double>(terms.size()), std::vector<double>(terms.size())};
+  double sum = 0, largest = 0, squares = 0, count = 0;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (starts != nullptr && (*starts)[i]) sum = largest = squares = count = 0;
+    sum += terms[i];
+    squares += terms[i] * terms[i];
+    largest = std::max(largest, std::abs(sum));
+    count += 1;
+    r.value[i] = sum;
+    r.tolerance[i] = 8 * std::sqrt(count) * std::max(largest, std::sqrt(squares));
+  }
+  return r;
+}
+
+template <class T>
+bool same(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a && b != b) return true;
+  }
+  return a == b;
+}
+
+// got against the scan of x by op, inclusive or exclusive: exact but for floating-point sums.
+template <class T>
+::testing::AssertionResult scan_matches(const std::vector<T>& got, const std::vector<T>& x, scan_op op, bool exclusive) {
+  if (got.size() != x.size()) return ::testing::AssertionFailure() << "size " << got.size();
+  const std::size_t n = x.size();
+  if (op == scan_op::sum && std::is_floating_point_v<T>) {
+    std::vector<double> terms(n);
+    for (std::size_t i = 0; i < n; ++i) terms[i] = static_cast<double>(x[i]);
+    const prefix_reference r = prefix_sums(terms);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double want = exclusive ? (i == 0 ? 0.0 : r.value[i - 1]) : r.value[i];
+      const double tolerance = (exclusive ? (i == 0 ? 0.0 : r.tolerance[i - 1]) : r.tolerance[i]) *
+                                   std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::denorm_min();
+      if (!(std::abs(static_cast<double>(got[i]) - want) <= tolerance)) {
+        return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", want " << want
+                                             << " (tolerance " << tolerance << ")";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+  T running = identity<T>(op);
+  for (std::size_t i = 0; i < n; ++i) {
+    const T before = running;
+    running = op == scan_op::sum ? add(running, x[i]) : extremum(running, x[i], op == scan_op::max);
+    if (i == 0 && !exclusive) running = x[0];
+    const T want = exclusive ? before : running;
+    if (!same(got[i], want)) {
+      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << ", want " << +want;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Keys in runs of `run` equal ones (0: one run), the run ids cycling through 0, 1, 2, so that
+// equal keys also appear in runs that are not adjacent (separate runs all the same).
+template <class K>
+std::vector<K> runs_of(std::size_t n, std::size_t run) {
+  std::vector<K> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<K>(run == 0 ? 7 : (i / run) % 3 + 1);
+  return keys;
+}
+
+template <class K>
+std::vector<bool> run_starts(const std::vector<K>& keys) {
+  std::vector<bool> starts(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) starts[i] = i == 0 || !(keys[i - 1] == keys[i]);
+  return starts;
+}
+
+// Runs f(count) twice: returned (count null), then into a one-element array (device memory for
+// the GPU implementations): both counts must agree; the outputs are those of the second call.
+template <class Call>
+std::size_t both_deliveries(impl which, Call&& call) {
+  const std::size_t returned = call(static_cast<prism::span<std::size_t>*>(nullptr));
+  std::size_t delivered = 0;
+  const std::size_t poisoned = 0xDEADBEEF;
+  if (memory_of(which) == memory::device) {
+    prism::device_buffer<std::size_t> count(std::vector<std::size_t>{poisoned});
+    prism::span<std::size_t> c = count.view();
+    call(&c);
+    synchronize(which);
+    delivered = count.to_host()[0];
+  } else {
+    std::vector<std::size_t> count{poisoned};
+    prism::span<std::size_t> c{count};
+    call(&c);
+    delivered = count[0];
+  }
+  EXPECT_EQ(returned, delivered) << "the count returned and the count delivered to memory differ";
+  return returned;
+}
+
+template <class T>
+std::vector<T> first(const std::vector<T>& v, std::size_t count) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(count, v.size()))};
+}
+
+// ---- scans --------------------------------------------------------------------------------------
+
+class Scan : public ::testing::TestWithParam<impl> {};
+
+template <class T>
+void check_scan(impl which, std::size_t n, std::size_t offset, scan_op op, bool exclusive, bool in_place = false) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << " " << prism::name(op) << (exclusive ? " exclusive" : " inclusive")
+                                    << ", n " << n << ", offset " << offset << (in_place ? ", in place" : "")
+                                    << ", seed " << seed);
+  const auto x = random_vector<T>(n, seed);
+  placed_array<T> dx(x, memory_of(which), offset);
+  placed_array<T> out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const prism::span<T> to = in_place ? dx.view() : out.view();
+  const auto policy = prism::par.with(which);
+  if (exclusive) {
+    prism::exclusive_scan(policy, dx.view(), to, op);
+  } else {
+    prism::inclusive_scan(policy, dx.view(), to, op);
+  }
+  synchronize(which);
+  EXPECT_TRUE(scan_matches(in_place ? dx.values() : out.values(), x, op, exclusive));
+  if (!in_place) EXPECT_EQ(dx.values(), x) << "the input changed";
+}
+
+TEST_P(Scan, MatchesReference) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    for (scan_op op : {scan_op::sum, scan_op::min, scan_op::max}) {
+      for (bool exclusive : {false, true}) {
+        for (std::size_t n : test_sizes) check_scan<T>(GetParam(), n, 0, op, exclusive);
+      }
+    }
+  });
+}
+
+TEST_P(Scan, MisalignedStart) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : {1, 5, 4099, 100003}) {
+      check_scan<T>(GetParam(), n, 1, scan_op::sum, false);
+      check_scan<T>(GetParam(), n, 1, scan_op::max, true);
+    }
+  });
+}
+
+TEST_P(Scan, InPlace) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : {1, 1000, (1 << 20) + 1}) {
+      check_scan<T>(GetParam(), n, 0, scan_op::sum, false, true);
+      check_scan<T>(GetParam(), n, 1, scan_op::sum, true, true);
+      check_scan<T>(GetParam(), n, 0, scan_op::min, false, true);
+    }
+  });
+}
+
+// int32 accumulates in int32: the prefix sums wrap around at 2^31, in every implementation.
+TEST_P(Scan, IntegerSumsWrapInTheirType) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto where = memory_of(GetParam());
+  const std::int32_t big = std::numeric_limits<std::int32_t>::max();
+  placed_array<std::int32_t> x(std::vector<std::int32_t>(5000, big), where);
+  placed_array<std::int32_t> out(std::vector<std::int32_t>(5000, 0), where);
+  prism::inclusive_scan(prism::par.with(GetParam()), x.view(), out.view());
+  synchronize(GetParam());
+  const auto got = out.values();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto want = static_cast<std::int32_t>(static_cast<std::uint32_t>(big) * static_cast<std::uint32_t>(i + 1));
+    ASSERT_EQ(got[i], want) << "element " << i;
+  }
+}
+
+// From the first NaN on, every running minimum and maximum is NaN.
+TEST_P(Scan, NaNPropagatesThroughMinAndMax) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for (std::size_t n : {std::size_t{10}, std::size_t{(1 << 20) + 1}}) {
+    auto x = random_vector<float>(n, fresh_seed());
+    const std::size_t at = n / 3;
+    x[at] = std::numeric_limits<float>::quiet_NaN();
+    placed_array<float> dx(x, memory_of(GetParam()));
+    placed_array<float> out(std::vector<float>(n, 0.0f), memory_of(GetParam()));
+    for (scan_op op : {scan_op::min, scan_op::max}) {
+      prism::inclusive_scan(prism::par.with(GetParam()), dx.view(), out.view(), op);
+      synchronize(GetParam());
+      const auto got = out.values();
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(std::isnan(got[i]), i >= at) << "element " << i;
+    }
+  }
+}
+
+TEST_P(Scan, SizesThrowAndChangeNothing) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto where = memory_of(GetParam());
+  placed_array<float> x(random_vector<float>(10, fresh_seed()), where);
+  placed_array<float> out(std::vector<float>(9, 42.0f), where);
+  try {
+    prism::inclusive_scan(prism::par.with(GetParam()), x.view(), out.view());
+    FAIL() << "a short output was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the output has 9 elements, expected 10"), std::string::npos) << e.what();
+  }
+  // A partial overlap (out one element past x) is refused; in place exactly is not.
+  placed_array<float> both(random_vector<float>(11, fresh_seed()), where);
+  EXPECT_THROW(prism::inclusive_scan(prism::par.with(GetParam()), both.view().subspan(0, 10), both.view().subspan(1, 10)),
+               std::invalid_argument);
+  EXPECT_EQ(out.values(), std::vector<float>(9, 42.0f));
+}
+
+// ---- scans by key -----------------------------------------------------------------------------
+
+template <class K, class T>
+void check_scan_by_key(impl which, std::size_t n, std::size_t run, bool exclusive, std::size_t offset) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<K>() << " keys, " << type_name<T>() << " values, n " << n << ", runs of "
+                                    << run << (exclusive ? ", exclusive" : ", inclusive") << ", offset " << offset
+                                    << ", seed " << seed);
+  const auto keys = runs_of<K>(n, run);
+  const auto x = random_vector<T>(n, seed);
+  placed_array<K> dk(keys, memory_of(which), offset);
+  placed_array<T> dx(x, memory_of(which), offset);
+  placed_array<T> out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const auto policy = prism::par.with(which);
+  if (exclusive) {
+    prism::exclusive_scan_by_key(policy, dk.view(), dx.view(), out.view());
+  } else {
+    prism::inclusive_scan_by_key(policy, dk.view(), dx.view(), out.view());
+  }
+  synchronize(which);
+  const auto got = out.values();
+  const auto starts = run_starts(keys);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::vector<double> terms(n);
+    for (std::size_t i = 0; i < n; ++i) terms[i] = static_cast<double>(x[i]);
+    const prefix_reference r = prefix_sums(terms, &starts);
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool head = starts[i];
+      const double want = exclusive ? (head ? 0.0 : r.value[i - 1]) : r.value[i];
+      const double tolerance = (exclusive ? (head ? 0.0 : r.tolerance[i - 1]) : r.tolerance[i]) *
+                                   std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::denorm_min();
+      ASSERT_LE(std::abs(static_cast<double>(got[i]) - want), tolerance) << "element " << i << ": got " << got[i];
+    }
+  } else {
+    T running = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (starts[i]) running = 0;
+      const T before = running;
+      running = add(running, x[i]);
+      ASSERT_EQ(got[i], exclusive ? before : running) << "element " << i;
+    }
+  }
+}
+
+TEST_P(Scan, ByKeyRestartsAtEveryRun) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(key_types{}, [&]<class K>() {
+    for_each_type(types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{}, [&]<class T>() {
+      for (std::size_t run : run_lengths) {
+        for (bool exclusive : {false, true}) {
+          for (std::size_t n : {std::size_t{0}, std::size_t{3}, std::size_t{5000}, std::size_t{(1 << 18) + 7}}) {
+            check_scan_by_key<K, T>(GetParam(), n, run, exclusive, 0);
+          }
+        }
+      }
+      check_scan_by_key<K, T>(GetParam(), 70001, 2, false, 1);
+    });
+  });
+}
+
+// ---- selections ---------------------------------------------------------------------------------
+
+class Select : public ::testing::TestWithParam<impl> {};
+
+enum class pattern { none, all, alternate, random, sparse };
+
+const char* name_of(pattern p) {
+  constexpr const char* names[] = {"none", "all", "alternate", "random", "sparse"};
+  return names[static_cast<int>(p)];
+}
+
+// Flags as bytes: 0 or another value (not only 1: any nonzero flag keeps), 0 or 1 for bool.
+template <class F>
+std::vector<std::uint8_t> flags_of(std::size_t n, pattern p, std::uint64_t seed) {
+  std::vector<std::uint8_t> f(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t h = mix(seed ^ mix(i));
+    bool keep = false;
+    switch (p) {
+      case pattern::none: keep = false; break;
+      case pattern::all: keep = true; break;
+      case pattern::alternate: keep = i % 2 == 0; break;
+      case pattern::random: keep = h & 1; break;
+      case pattern::sparse: keep = h % 97 == 0; break;
+    }
+    if constexpr (std::is_same_v<F, bool>) {
+      f[i] = keep;
+    } else {
+      f[i] = keep ? static_cast<std::uint8_t>(1 + (h >> 8) % 200) : 0;
+    }
+  }
+  return f;
+}
+
+template <class T, class F>
+void check_compact_and_partition(impl which, std::size_t n, pattern p, std::size_t offset) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << " values, " << type_name<F>() << " flags, n " << n << ", "
+                                    << name_of(p) << ", offset " << offset << ", seed " << seed);
+  const auto x = random_vector<T>(n, seed);
+  const auto flags = flags_of<F>(n, p, seed);
+  std::vector<T> kept, others;
+  for (std::size_t i = 0; i < n; ++i) (flags[i] ? kept : others).push_back(x[i]);
+  placed_array<T> dx(x, memory_of(which), offset);
+  placed_array<std::uint8_t> flag_bytes(flags, memory_of(which), offset);
+  const prism::span<const F> df(reinterpret_cast<const F*>(flag_bytes.view().data()), n);
+  placed_array<T> out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const auto policy = prism::par.with(which);
+
+  const std::size_t compacted = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::compact(policy, dx.view(), df, out.view());
+    prism::compact(policy, dx.view(), df, out.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(compacted, kept.size());
+  EXPECT_EQ(first(out.values(), compacted), kept);
+
+  placed_array<T> parted(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const std::size_t split = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::partition(policy, dx.view(), df, parted.view());
+    prism::partition(policy, dx.view(), df, parted.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(split, kept.size());
+  std::vector<T> want = kept;
+  want.insert(want.end(), others.begin(), others.end());
+  EXPECT_EQ(parted.values(), want) << "partition: kept first, then the others, both in order";
+  EXPECT_EQ(dx.values(), x) << "the input changed";
+}
+
+TEST_P(Select, CompactAndPartition) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, double, std::int32_t, std::uint64_t>{}, [&]<class T>() {
+    for (pattern p : {pattern::none, pattern::all, pattern::alternate, pattern::random, pattern::sparse}) {
+      for (std::size_t n : test_sizes) check_compact_and_partition<T, std::uint8_t>(GetParam(), n, p, 0);
+      check_compact_and_partition<T, bool>(GetParam(), 100003, p, 1);
+    }
+  });
+}
+
+template <class T>
+std::vector<T> values_in_runs(std::size_t n, std::size_t run) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t id = run == 0 ? 5 : (i / run) % 3 + 1;
+    v[i] = static_cast<T>(std::is_floating_point_v<T> ? static_cast<double>(id) / 4 : static_cast<double>(id));
+  }
+  return v;
+}
+
+template <class T>
+void check_unique_and_encode(impl which, std::size_t n, std::size_t run, std::size_t offset) {
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", runs of " << run << ", offset " << offset);
+  const auto x = values_in_runs<T>(n, run);
+  std::vector<T> heads;
+  std::vector<std::uint64_t> lengths;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || !(x[i - 1] == x[i])) {
+      heads.push_back(x[i]);
+      lengths.push_back(0);
+    }
+    ++lengths.back();
+  }
+  placed_array<T> dx(x, memory_of(which), offset);
+  placed_array<T> out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const auto policy = prism::par.with(which);
+  const std::size_t unique = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::unique(policy, dx.view(), out.view());
+    prism::unique(policy, dx.view(), out.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(unique, heads.size());
+  EXPECT_EQ(first(out.values(), unique), heads);
+
+  placed_array<T> values(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  placed_array<std::uint64_t> counts(std::vector<std::uint64_t>(n, 0), memory_of(which), offset);
+  const std::size_t runs = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::run_length_encode(policy, dx.view(), values.view(), counts.view());
+    prism::run_length_encode(policy, dx.view(), values.view(), counts.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(runs, heads.size());
+  EXPECT_EQ(first(values.values(), runs), heads);
+  EXPECT_EQ(first(counts.values(), runs), lengths);
+}
+
+TEST_P(Select, UniqueAndRunLengthEncode) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t run : run_lengths) {
+      for (std::size_t n : test_sizes) check_unique_and_encode<T>(GetParam(), n, run, 0);
+      check_unique_and_encode<T>(GetParam(), 9999, run, 1);
+    }
+  });
+}
+
+// -0.0 equals +0.0 (one run); a NaN equals nothing, itself included (a run of its own each).
+TEST_P(Select, FloatingPointEquality) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x{1.0f, -0.0f, 0.0f, 0.0f, nan, nan, 2.0f};
+  placed_array<float> dx(x, memory_of(GetParam()));
+  placed_array<float> out(std::vector<float>(x.size(), 7.0f), memory_of(GetParam()));
+  placed_array<std::uint64_t> counts(std::vector<std::uint64_t>(x.size(), 0), memory_of(GetParam()));
+  const auto policy = prism::par.with(GetParam());
+  ASSERT_EQ(prism::unique(policy, dx.view(), out.view()), 5u);
+  const auto got = out.values();
+  EXPECT_EQ(got[0], 1.0f);
+  EXPECT_TRUE(got[1] == 0.0f && std::signbit(got[1])) << "the first of a run is kept: -0.0";
+  EXPECT_TRUE(std::isnan(got[2]) && std::isnan(got[3]));
+  EXPECT_EQ(got[4], 2.0f);
+  ASSERT_EQ(prism::run_length_encode(policy, dx.view(), out.view(), counts.view()), 5u);
+  EXPECT_EQ(first(counts.values(), 5), (std::vector<std::uint64_t>{1, 3, 1, 1, 1}));
+}
+
+template <class K, class T>
+void check_by_key(impl which, std::size_t n, std::size_t run, std::size_t offset) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<K>() << " keys, " << type_name<T>() << " values, n " << n
+                                    << ", runs of " << run << ", offset " << offset << ", seed " << seed);
+  const auto keys = runs_of<K>(n, run);
+  const auto x = random_vector<T>(n, seed);
+  const auto starts = run_starts(keys);
+  std::vector<K> run_keys;
+  std::vector<T> run_firsts;
+  std::vector<double> sums, tolerances;
+  std::vector<T> exact_sums;
+  {
+    double sum = 0, largest = 0, squares = 0, count = 0;
+    T exact = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (starts[i]) {
+        run_keys.push_back(keys[i]);
+        run_firsts.push_back(x[i]);
+        sum = largest = squares = count = 0;
+        exact = 0;
+      }
+      sum += static_cast<double>(x[i]);
+      squares += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+      largest = std::max(largest, std::abs(sum));
+      count += 1;
+      exact = add(exact, x[i]);
+      if (i + 1 == n || starts[i + 1]) {
+        sums.push_back(sum);
+        tolerances.push_back(8 * std::sqrt(count) * std::max(largest, std::sqrt(squares)));
+        exact_sums.push_back(exact);
+      }
+    }
+  }
+  placed_array<K> dk(keys, memory_of(which), offset);
+  placed_array<T> dx(x, memory_of(which), offset);
+  placed_array<K> keys_out(std::vector<K>(n, poison<K>()), memory_of(which), offset);
+  placed_array<T> out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  const auto policy = prism::par.with(which);
+
+  const std::size_t unique = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::unique_by_key(policy, dk.view(), dx.view(), keys_out.view(), out.view());
+    prism::unique_by_key(policy, dk.view(), dx.view(), keys_out.view(), out.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(unique, run_keys.size());
+  EXPECT_EQ(first(keys_out.values(), unique), run_keys);
+  EXPECT_EQ(first(out.values(), unique), run_firsts);
+
+  const std::size_t runs = both_deliveries(which, [&](prism::span<std::size_t>* count) -> std::size_t {
+    if (count == nullptr) return prism::reduce_by_key(policy, dk.view(), dx.view(), keys_out.view(), out.view());
+    prism::reduce_by_key(policy, dk.view(), dx.view(), keys_out.view(), out.view(), *count);
+    return 0;
+  });
+  ASSERT_EQ(runs, run_keys.size());
+  EXPECT_EQ(first(keys_out.values(), runs), run_keys);
+  const auto got = out.values();
+  for (std::size_t j = 0; j < runs; ++j) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const double tolerance = tolerances[j] * std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::denorm_min();
+      ASSERT_LE(std::abs(static_cast<double>(got[j]) - sums[j]), tolerance) << "run " << j;
+    } else {
+      ASSERT_EQ(got[j], exact_sums[j]) << "run " << j;
+    }
+  }
+}
+
+TEST_P(Select, UniqueByKeyAndReduceByKey) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(key_types{}, [&]<class K>() {
+    for_each_type(all_types{}, [&]<class T>() {
+      for (std::size_t run : run_lengths) {
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 18) + 3}}) {
+          check_by_key<K, T>(GetParam(), n, run, 0);
+        }
+      }
+      check_by_key<K, T>(GetParam(), 50001, 2, 1);
+    });
+  });
+}
+
+// The selections run on separate arrays: an output that is an input, even exactly, is refused,
+// and nothing changes.
+TEST_P(Select, InPlaceRefused) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto where = memory_of(GetParam());
+  const auto x = random_vector<float>(100, fresh_seed());
+  placed_array<float> dx(x, where);
+  placed_array<std::uint8_t> flags(std::vector<std::uint8_t>(100, 1), where);
+  const auto policy = prism::par.with(GetParam());
+  EXPECT_THROW(prism::compact(policy, dx.view(), flags.view(), dx.view()), std::invalid_argument);
+  EXPECT_THROW(prism::partition(policy, dx.view(), flags.view(), dx.view()), std::invalid_argument);
+  EXPECT_THROW(prism::unique(policy, dx.view(), dx.view()), std::invalid_argument);
+  EXPECT_EQ(dx.values(), x);
+}
+
+// ---- past 2^32 elements (GPU; 17 to 38 GB of device memory) -------------------------------------
+
+// Element i of the huge inputs, computed again on the host to check: values from prism::sequence
+// (start - 7, step 3, wrapping), flags from a hash, almost all kept (the count passes 2^32).
+inline std::int32_t huge_value(std::uint64_t i) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(-7) + static_cast<std::uint32_t>(i) * 3u);
+}
+inline std::uint8_t huge_flag(std::uint64_t i) { return mix(i) % 64 != 0; }
+
+constexpr std::size_t huge_n = (std::size_t{1} << 32) + 4099;
+constexpr std::size_t chunk = std::size_t{1} << 26;
+
+bool skip_huge(impl which, std::string& why) {
+  if (memory_of(which) == memory::host) {
+    why = "GPU implementations only";
+  } else if (which == impl::automatic) {
+    why = "automatic runs raw here (scan_automatic)";
+  } else {
+    why = missing_gpu(which);
+  }
+  return !why.empty();
+}
+
+// An in-place inclusive int32 sum over 2^32 + 4099 elements, checked chunk by chunk against a
+// running sum in uint32 (int32 wraps).
+TEST_P(Scan, HugeInt32SumPast2To32) {
+  std::string why;
+  if (skip_huge(GetParam(), why)) GTEST_SKIP() << why;
+  prism::device_buffer<std::int32_t> x(huge_n);
+  prism::sequence(prism::par.with(impl::raw), x.view(), -7, 3);
+  prism::inclusive_scan(prism::par.with(GetParam()), x.view(), x.view());
+  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::vector<std::int32_t> host(chunk);
+  std::uint32_t running = 0;
+  for (std::size_t start = 0; start < huge_n; start += chunk) {
+    const std::size_t m = std::min(chunk, huge_n - start);
+    prism::check(cudaMemcpy(host.data(), x.data() + start, m * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (std::size_t j = 0; j < m; ++j) {
+      running += static_cast<std::uint32_t>(huge_value(start + j));
+      ASSERT_EQ(host[j], static_cast<std::int32_t>(running)) << "element " << start + j;
+    }
+  }
+}
+
+// Compaction of 2^32 + 4099 int32 with almost every flag set: the count passes 2^32.
+TEST_P(Select, HugeCompactPast2To32) {
+  std::string why;
+  if (skip_huge(GetParam(), why)) GTEST_SKIP() << why;
+  prism::device_buffer<std::int32_t> x(huge_n), out(huge_n);
+  prism::device_buffer<std::uint8_t> flags(huge_n);
+  prism::sequence(prism::par.with(impl::raw), x.view(), -7, 3);
+  {
+    std::vector<std::uint8_t> host(chunk);
+    for (std::size_t start = 0; start < huge_n; start += chunk) {
+      const std::size_t m = std::min(chunk, huge_n - start);
+#pragma omp parallel for
+      for (std::int64_t j = 0; j < static_cast<std::int64_t>(m); ++j) host[j] = huge_flag(start + j);
+      prism::check(cudaMemcpy(flags.data() + start, host.data(), m, cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+  }
+  prism::device_buffer<std::size_t> count(1);
+  prism::compact(prism::par.with(GetParam()), x.view(), flags.view(), out.view(), count.view());
+  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::size_t want = 0;
+  for (std::size_t i = 0; i < huge_n; ++i) want += huge_flag(i);
+  ASSERT_GT(want, std::size_t{1} << 32);
+  ASSERT_EQ(count.to_host()[0], want);
+  std::vector<std::int32_t> host(chunk);
+  std::size_t i = 0;  // the input element the next kept one must be
+  for (std::size_t start = 0; start < want; start += chunk) {
+    const std::size_t m = std::min(chunk, want - start);
+    prism::check(cudaMemcpy(host.data(), out.data() + start, m * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    for (std::size_t j = 0; j < m; ++j) {
+      while (!huge_flag(i)) ++i;
+      ASSERT_EQ(host[j], huge_value(i)) << "kept element " << start + j << " (input " << i << ")";
+      ++i;
+    }
+  }
+}
+
+// The implementations whose dependency counts in int refuse more than 2^31 - 1 elements, by name,
+// before touching anything (the spans here are longer than their buffers: nothing may be read).
+TEST(GpuScanLimits, IntCountingImplementationsRefuse) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  prism::device_buffer<std::int32_t> a(16), b(16);
+  prism::device_buffer<std::uint64_t> c(16);
+  const std::size_t n = std::size_t{1} << 31;
+  const prism::span<const std::int32_t> x(a.data(), n);
+  const prism::span<std::int32_t> out(b.data(), n);
+  const prism::span<std::uint64_t> counts(c.data(), n);
+  const auto refuses = [](auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted 2^31 elements";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("2^31 - 1"), std::string::npos) << e.what();
+    }
+  };
+  refuses([&] { prism::unique(prism::par.with(impl::thrust), x, out); });
+  refuses([&] { prism::run_length_encode(prism::par.with(impl::cub), x, out, counts); });
+}
+
+// ---- the lesson: every stage against the same reference ---------------------------------------
+
+class GpuScanLesson : public ::testing::TestWithParam<prism::scan_stage> {};
+
+TEST_P(GpuScanLesson, MatchesReference) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for_each_type(types<float, std::int32_t>{}, [&]<class T>() {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{256}, std::size_t{257}, std::size_t{1000},
+                          std::size_t{4097}, std::size_t{(1 << 20) + 1}, std::size_t{(1 << 22) + 5}}) {
+      for (std::size_t offset : {0, 1}) {
+        for (bool in_place : {false, true}) {
+          const std::uint64_t seed = fresh_seed();
+          SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", offset " << offset
+                                            << (in_place ? ", in place" : "") << ", seed " << seed);
+          const auto x = random_vector<T>(n, seed);
+          placed_array<T> dx(x, memory::device, offset);
+          placed_array<T> out(std::vector<T>(n, poison<T>()), memory::device, offset);
+          prism::inclusive_scan(GetParam(), prism::par, dx.view(), in_place ? dx.view() : out.view());
+          synchronize(impl::raw);
+          ASSERT_TRUE(scan_matches(in_place ? dx.values() : out.values(), x, scan_op::sum, false));
+        }
+      }
+    }
+  });
+}
+
+TEST_P(GpuScanLesson, RefusesHostMemory) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<float> x(10, 1.0f);
+  std::vector<float> out(10);
+  EXPECT_THROW(prism::inclusive_scan(GetParam(), prism::par, x, out), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(, GpuScanLesson, ::testing::ValuesIn(prism::scan_lesson),
+                         [](const auto& info) { return std::string(prism::name(info.param)); });
+
+// ---- the conformance kit, with the inclusive prefix sum of floats --------------------------------
+
+struct inclusive_scan_float {
+  using T = float;
+  using R = float;
+  static constexpr const char* name = "inclusive_scan";
+  static std::span<const impl> implementations() { return prism::scan_implementations; }
+  static std::size_t output_size(std::size_t n) { return n; }
+  static void run(const prism::execution_policy& policy, prism::span<const float> x, prism::span<float> out) {
+    prism::inclusive_scan(policy, x, out);
+  }
+  static std::vector<double> reference(const std::vector<float>& in) {
+    std::vector<double> terms(in.begin(), in.end());
+    return prefix_sums(terms).value;
+  }
+  // One tolerance for every element: the largest, the last prefix's.
+  static double tolerance(const std::vector<float>& in) {
+    if (in.empty()) return 0;
+    std::vector<double> terms(in.begin(), in.end());
+    const auto r = prefix_sums(terms);
+    return *std::max_element(r.tolerance.begin(), r.tolerance.end()) * std::numeric_limits<float>::epsilon() +
+           std::numeric_limits<float>::denorm_min();
+  }
+  // Every scan may be captured: Thrust's scans do not synchronize.
+  static bool capturable(impl) { return true; }
+  // An output one element past the input (a partial overlap), and a compaction whose output
+  // overlaps its flags' bytes.
+  static constexpr std::size_t aliased_bytes = 256;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    return {
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::inclusive_scan(p, x.subspan(0, 15), x.subspan(1, 15));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          const auto flags = prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 128), 16);
+          prism::compact(p, x, flags, prism::span<float>(reinterpret_cast<float*>(b + 120), 16));
+        },
+    };
+  }
+};
+
+using scans = ::testing::Types<inclusive_scan_float>;
+INSTANTIATE_TYPED_TEST_SUITE_P(InclusiveScan, Conformance, scans);
+INSTANTIATE_TYPED_TEST_SUITE_P(InclusiveScan, GpuConformance, scans);
+
+INSTANTIATE_TEST_SUITE_P(, Scan, ::testing::ValuesIn(std::begin(prism::scan_implementations),
+                                                     std::end(prism::scan_implementations)),
+                         impl_name);
+INSTANTIATE_TEST_SUITE_P(, Select, ::testing::ValuesIn(std::begin(prism::scan_implementations),
+                                                       std::end(prism::scan_implementations)),
+                         impl_name);
+
+}  // namespace
