@@ -660,17 +660,18 @@ TEST_P(Scan, HugeInt32SumPast2To32) {
   }
 }
 
-// Compaction of 2^32 + 4099 int32 with almost every flag set: the count passes 2^32.
+// Compaction of 2^32 + 2^27 int32 with 63 of 64 flags set: the count passes 2^32 (40 GB).
+constexpr std::size_t huge_compact_n = (std::size_t{1} << 32) + (std::size_t{1} << 27);
 TEST_P(Select, HugeCompactPast2To32) {
   std::string why;
   if (skip_huge(GetParam(), why)) GTEST_SKIP() << why;
-  prism::device_buffer<std::int32_t> x(huge_n), out(huge_n);
-  prism::device_buffer<std::uint8_t> flags(huge_n);
+  prism::device_buffer<std::int32_t> x(huge_compact_n), out(huge_compact_n);
+  prism::device_buffer<std::uint8_t> flags(huge_compact_n);
   prism::sequence(prism::par.with(impl::raw), x.view(), -7, 3);
   {
     std::vector<std::uint8_t> host(chunk);
-    for (std::size_t start = 0; start < huge_n; start += chunk) {
-      const std::size_t m = std::min(chunk, huge_n - start);
+    for (std::size_t start = 0; start < huge_compact_n; start += chunk) {
+      const std::size_t m = std::min(chunk, huge_compact_n - start);
 #pragma omp parallel for
       for (std::int64_t j = 0; j < static_cast<std::int64_t>(m); ++j) host[j] = huge_flag(start + j);
       prism::check(cudaMemcpy(flags.data() + start, host.data(), m, cudaMemcpyHostToDevice), "cudaMemcpy");
@@ -680,7 +681,7 @@ TEST_P(Select, HugeCompactPast2To32) {
   prism::compact(prism::par.with(GetParam()), x.view(), flags.view(), out.view(), count.view());
   prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   std::size_t want = 0;
-  for (std::size_t i = 0; i < huge_n; ++i) want += huge_flag(i);
+  for (std::size_t i = 0; i < huge_compact_n; ++i) want += huge_flag(i);
   ASSERT_GT(want, std::size_t{1} << 32);
   ASSERT_EQ(count.to_host()[0], want);
   std::vector<std::int32_t> host(chunk);
@@ -697,12 +698,12 @@ TEST_P(Select, HugeCompactPast2To32) {
 }
 
 // The implementations whose dependency counts in int refuse more than 2^31 - 1 elements, by name,
-// before touching anything (the spans here are longer than their buffers: nothing may be read).
-TEST(GpuScanLimits, IntCountingImplementationsRefuse) {
+// before touching anything (34 GB of device memory, never read).
+TEST(GpuScanLimits, HugeIntCountingImplementationsRefuse) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
-  prism::device_buffer<std::int32_t> a(16), b(16);
-  prism::device_buffer<std::uint64_t> c(16);
   const std::size_t n = std::size_t{1} << 31;
+  prism::device_buffer<std::int32_t> a(n), b(n);
+  prism::device_buffer<std::uint64_t> c(n);
   const prism::span<const std::int32_t> x(a.data(), n);
   const prism::span<std::int32_t> out(b.data(), n);
   const prism::span<std::uint64_t> counts(c.data(), n);

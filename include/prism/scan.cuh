@@ -75,6 +75,7 @@
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
 #include <thrust/partition.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
@@ -540,7 +541,8 @@ struct select_program {
 };
 
 // run_length_encode, reduce_by_key: (runs started, the sum since the last start). Keys are written
-// at the first element of their run (its first key, as Thrust and CUB do), sums at the last.
+// at the first element of their run (its first key, as cpu does; Thrust and CUB write the last
+// key, see first_key_and), sums at the last.
 template <class T>
 struct run_sum {
   std::uint64_t runs;
@@ -1018,6 +1020,17 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
   });
 }
 
+// Thrust's and CUB's reduce_by_key write, for each run, the key just before the next run starts
+// (the run's last key): under an equality other than ==, not its first. The pairs (key, value)
+// reduced with this keep the first key, which goes out with the sum.
+template <class K, class T, class Op>
+struct first_key_and {
+  Op op;
+  __host__ __device__ thrust::tuple<K, T> operator()(const thrust::tuple<K, T>& a, const thrust::tuple<K, T>& b) const {
+    return thrust::tuple<K, T>(thrust::get<0>(a), op(thrust::get<1>(a), thrust::get<1>(b)));
+  }
+};
+
 // reduce_by_key, and (Encode) run_length_encode: the sum of ones per run, in counts_out's type C.
 template <bool Encode, class K, class T, class Op, class Eq>
 std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
@@ -1054,7 +1067,15 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
       case impl::cpu:
       case impl::thrust:
         return run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
-          return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
+          if constexpr (default_equality) {
+            return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
+          } else {
+            const auto pairs_out = thrust::make_zip_iterator(ko, so);
+            return thrust::reduce_by_key(p, k, k + n, thrust::make_zip_iterator(k, source),
+                                         thrust::make_discard_iterator(), pairs_out, eq, first_key_and<K, T, Op>{op})
+                       .second -
+                   pairs_out;
+          }
         });
       case impl::cub: {
         const auto count = static_cast<std::int64_t>(n);
@@ -1066,11 +1087,16 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                    } else if constexpr (default_equality) {
                      return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
                    } else {
-                     // ReduceByKey compares with == only; its dispatch takes an equality.
-                     return cub::DispatchReduceByKey<const K*, K*, std::remove_const_t<decltype(source)>, T*,
-                                                     std::size_t*, Eq, Op,
-                                                     unsigned long long>::Dispatch(temp, bytes, k, ko, source, so,
-                                                                                   destination, eq, op,
+                     // ReduceByKey compares with == only; its dispatch takes an equality. Each run's
+                     // first key rides with the values (it would write the last one).
+                     const auto pairs_in = thrust::make_zip_iterator(k, source);
+                     const auto pairs_out = thrust::make_zip_iterator(ko, so);
+                     return cub::DispatchReduceByKey<const K*, thrust::discard_iterator<>, decltype(pairs_in),
+                                                     decltype(pairs_out), std::size_t*, Eq, first_key_and<K, T, Op>,
+                                                     unsigned long long>::Dispatch(temp, bytes, k,
+                                                                                   thrust::discard_iterator<>(),
+                                                                                   pairs_in, pairs_out, destination,
+                                                                                   eq, first_key_and<K, T, Op>{op},
                                                                                    static_cast<unsigned long long>(n),
                                                                                    stream);
                    }
