@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the API reference with Doxygen: docs/api/html/index.html (docs/api/ is generated, not
 # committed). The opening comment of each public header (what it offers, its semantics) becomes
 # a page of its own; the comments before declarations document them.

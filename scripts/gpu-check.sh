@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU check, on a machine with a GPU:
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes sure this machine can build prism: the CUDA toolkit (nvcc), CMake >= 3.25, Ninja, g++
 # with OpenMP, GoogleTest and Google Benchmark. Installs what is missing with apt-get when run as
 # root on Debian/Ubuntu; otherwise prints the exact line that installs it and stops.

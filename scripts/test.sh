@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds what the tests need (the library, the test binaries, the examples) and runs them with
 # CTest; without a GPU the GPU tests report themselves skipped and the cpu implementation and the
 # core are tested. Other arguments go to ctest.

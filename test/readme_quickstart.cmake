@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DREADME=README.md -DEXAMPLE=examples/00_quickstart/main.cpp -P readme_quickstart.cmake
 # Fails unless the ```cpp block of README's section "## Use it from your project" is EXAMPLE,
 # the whole file, word for word. (No list commands: C++ is full of semicolons.)

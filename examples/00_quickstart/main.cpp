@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // prism from plain C++: host data runs the cpu implementation, device data the fastest GPU one.
 #include <prism/buffer.hpp>
 #include <prism/elementwise.hpp>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the prism build at PRISM_BUILD into a scratch prefix, then builds and runs the consumer
 # against that package with find_package, and checks what the package did to the consumer's
 # compile line: its own C++23 (no -std=c++20 from prism) and <prism/version.hpp> from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled by the host C++ compiler alone, at C++23: the public headers and the compiled library
 // suffice.
 #include <prism/buffer.hpp>
