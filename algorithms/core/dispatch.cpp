@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks of the dispatch layer (include/prism/dispatch.hpp), compiled once for every family.
+#include <prism/buffer.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/error.hpp>
 
@@ -24,13 +25,9 @@ std::string offered_list(const family& offered) {
   return list;
 }
 
+// Asked once: every GPU call would otherwise pay for it.
 bool gpu_present() {
-  static const bool present = [] {
-    int count = 0;
-    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-    if (!ok) (void)cudaGetLastError();
-    return ok;
-  }();
+  static const bool present = gpu_available();
   return present;
 }
 
@@ -137,14 +134,11 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
   if (which == impl::cpu) {
     if (device) refuse(algorithm, "the cpu implementation needs host memory, and an array is device memory");
     if (needs_wait) check(cudaStreamSynchronize(policy.stream()), "cudaStreamSynchronize", algorithm);
+  } else if (!gpu_present() && arrays.size() > 0) {
+    refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
   } else if (host) {
-    if (!gpu_present()) {
-      refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
-    }
     refuse(algorithm, std::string(host_array) + " is host memory, but the " + std::string(name(which)) +
                           " implementation runs on the GPU and needs device memory");
-  } else if (!gpu_present() && (device || arrays.size() > 0)) {
-    refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
   }
   return which;
 }

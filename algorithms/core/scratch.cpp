@@ -58,14 +58,15 @@ device_cache& cache_of(int device) {
   return *c;
 }
 
-std::vector<device_cache*> every_cache() {
-  std::vector<device_cache*> all;
+// The cache of every device, with its ordinal (none without a GPU).
+std::vector<std::pair<int, device_cache*>> every_cache() {
+  std::vector<std::pair<int, device_cache*>> all;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     (void)cudaGetLastError();
     return all;
   }
-  for (int d = 0; d < count; ++d) all.push_back(&cache_of(d));
+  for (int d = 0; d < count; ++d) all.emplace_back(d, &cache_of(d));
   return all;
 }
 
@@ -255,7 +256,7 @@ std::size_t scratch_allocations() noexcept { return allocations.load(); }
 
 std::size_t scratch_streams() noexcept {
   std::size_t n = 0;
-  for (device_cache* c : every_cache()) {
+  for (const auto& [device, c] : every_cache()) {
     std::lock_guard lock(c->mutex);
     n += c->entries.size();
   }
@@ -263,20 +264,14 @@ std::size_t scratch_streams() noexcept {
 }
 
 void release_scratch() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return;
-  }
-  for (int d = 0; d < count; ++d) {
-    device_cache& cache = cache_of(d);
+  for (const auto& [device, cache] : every_cache()) {
     std::vector<std::shared_ptr<entry>> victims;
     {
-      std::lock_guard lock(cache.mutex);
-      for (auto& [id, e] : cache.entries) victims.push_back(std::move(e));
-      cache.entries.clear();
+      std::lock_guard lock(cache->mutex);
+      for (auto& [id, e] : cache->entries) victims.push_back(std::move(e));
+      cache->entries.clear();
     }
-    if (!victims.empty()) free_entries(d, std::move(victims));
+    if (!victims.empty()) free_entries(device, std::move(victims));
   }
 }
 

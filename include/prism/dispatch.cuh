@@ -71,9 +71,9 @@ decltype(auto) translate_errors(const char* algorithm, Body&& body) {
   }
 }
 
-// Thrust's temporary storage from prism's scratch: the first request takes the lease, held until
-// the call returns; a second one in the same call (Thrust's reduce makes one) gets its own block
-// from the stream-ordered pool.
+// Thrust's temporary storage from prism's scratch: the one request a Thrust algorithm makes per
+// call takes the stream's lease, held until the call returns. A second request in one call would
+// need a second lease on the same stream, so it is refused rather than deadlocked.
 class scratch_allocator {
  public:
   using value_type = char;

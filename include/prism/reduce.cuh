@@ -169,14 +169,6 @@ inline constexpr std::size_t round_up(std::size_t bytes, std::size_t to) {
   return (bytes + to - 1) / to * to;
 }
 
-// Where a reduction's result goes: a device (or, for cpu, host) address, or, when that is null,
-// back to the caller, through a pinned host slot that the call waits for.
-template <class R>
-struct destination {
-  R* device_result;
-  bool returned() const { return device_result == nullptr; }
-};
-
 // ---- cub ----------------------------------------------------------------------------------------
 
 // CUB writes the reduced value to `out`: the pinned host slot (returned), the caller's pointer
