@@ -12,6 +12,11 @@ beside the reductions. What each peer runs is what a user of that library would 
   sum     torch.sum(x, 0, out=r)                  cupy.sum(x, out=r)
   argmax  torch.argmax(x, 0, out=i)               cupy.argmax(x, out=i)
   dot     torch.dot(x, y, out=r)                  cupy.dot(x, y, out=r)
+  inclusive_scan  torch.cumsum(x, 0, out=y)       cupy.cumsum(x, out=y)      (float; int32 too)
+  compact torch.masked_select(x, mask)            x[mask]                    (half the mask set)
+  unique  torch.unique_consecutive(x)             (no CuPy equivalent)       (runs of 4)
+(beside the scan suite; the selections allocate their output and wait for its size, as these
+libraries' users must).
 
 Timing, as in the C++ harness: per sample, the latency a caller sees (CUDA events around the call on
 an idle stream) and the GPU time alone (the call queued behind a 200 us spin kernel, so the events
@@ -123,6 +128,10 @@ def torch_operations(torch):
                             [torch.empty(largest, dtype=dtype, device="cuda")]
     scalar = torch.empty((), dtype=torch.float32, device="cuda")
     index = torch.empty((), dtype=torch.int64, device="cuda")
+    integers = [torch.randint(0, 17, (largest,), dtype=torch.int32, device="cuda"),
+                torch.empty(largest, dtype=torch.int32, device="cuda")]
+    mask = torch.rand(largest, device="cuda") < 0.5
+    runs = torch.div(torch.arange(largest, device="cuda"), 4, rounding_mode="floor").remainder(1000).float()
 
     def views(type_name, n):
         return [a[:n] for a in arrays[type_name]]
@@ -157,9 +166,27 @@ def torch_operations(torch):
         x, y, _ = views("float", n)
         return lambda: torch.dot(x, y, out=scalar)
 
+    def cumsum(n):
+        x, _, z = views("float", n)
+        return lambda: torch.cumsum(x, 0, out=z)
+
+    def cumsum_int32(n):
+        x, z = (a[:n] for a in integers)
+        return lambda: torch.cumsum(x, 0, dtype=torch.int32, out=z)
+
+    def compact(n):
+        x, m = views("float", n)[0], mask[:n]
+        return lambda: torch.masked_select(x, m)
+
+    def unique(n):
+        x = runs[:n]
+        return lambda: torch.unique_consecutive(x)
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
-            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
+            ("inclusive_scan", "float", 4, 4, cumsum), ("inclusive_scan", "int32", 4, 4, cumsum_int32),
+            ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique)]
 
 
 def cupy_operations(cupy):
@@ -170,6 +197,7 @@ def cupy_operations(cupy):
                              for _ in range(2)] + [cupy.empty(largest, dtype=dtype)]
     scalar = cupy.empty((), dtype=cupy.float32)
     index = cupy.empty((), dtype=cupy.int64)
+    mask = cupy.random.random(largest) < 0.5
     axpby_kernel = cupy.ElementwiseKernel("T x, T y, T alpha, T beta", "T z",
                                           "z = alpha * x + beta * y", "prism_peer_axpby")
     alpha, beta = cupy.float32(ALPHA), cupy.float32(BETA)
@@ -203,9 +231,18 @@ def cupy_operations(cupy):
         x, y, _ = views("float", n)
         return lambda: cupy.dot(x, y, out=scalar)
 
+    def cumsum(n):
+        x, _, z = views("float", n)
+        return lambda: cupy.cumsum(x, out=z)
+
+    def compact(n):
+        x, m = views("float", n)[0], mask[:n]
+        return lambda: x[m]
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
-            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
+            ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact)]
 
 
 def aggregates(name, read, written, latency, gpu):

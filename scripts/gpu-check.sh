@@ -24,6 +24,8 @@
 # '/(1024|268435456)/' for two sizes); PRISM_BENCH_FILTER=quick stands for a subset that runs in
 # well under a minute: add, exp, fill and the sum, argmax and dot reductions, float, at 2^10 and
 # 2^28 (and every call_cost row). PRISM_BENCH_TYPES (see bench/harness.hpp) adds types, e.g. all.
+# PRISM_BENCH_SUITES, if set, names the suites to run ("elementwise reduce"; "peers" is the peers
+# script, "report" the tables), so that a long stage can be split over several runs into one OUTDIR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
@@ -95,8 +97,11 @@ stage_sanitize() {
 stage_bench() {
   local failed=0 filter=${PRISM_BENCH_FILTER:-}
   [ "$filter" = quick ] && filter='^(add|exp|fill|sum|argmax|dot)/float/[^/]+/(1024|268435456)/'
+  local suites=${PRISM_BENCH_SUITES:-}
+  wanted() { [ -z "$suites" ] || [[ " $suites " == *" $1 "* ]]; }
   for binary in "$build"/bench/bench_*; do
     local family=${binary##*/bench_} start=$SECONDS status=0
+    wanted "$family" || continue
     "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json \
       ${filter:+--benchmark_filter="$filter"} >"$out/bench_$family.log" 2>&1 || status=$?
     echo "bench_$family: $((SECONDS - start)) s, exit $status (console: $out/bench_$family.log)"
@@ -106,10 +111,14 @@ stage_bench() {
     fi
   done
   local start=$SECONDS
-  python3 bench/peers.py "$out/peers.json" ${filter:+--filter "$filter"} >"$out/peers.log" 2>&1 ||
-    { failed=1; tail -n 20 "$out/peers.log"; }
-  echo "peers: $((SECONDS - start)) s, $(grep -c skipped "$out/peers.log") peer(s) skipped (log: $out/peers.log)"
-  python3 bench/report "$out"/bench_*.json "$out/peers.json" --out "$out" || failed=1
+  if wanted peers; then
+    python3 bench/peers.py "$out/peers.json" ${filter:+--filter "$filter"} >"$out/peers.log" 2>&1 ||
+      { failed=1; tail -n 20 "$out/peers.log"; }
+    echo "peers: $((SECONDS - start)) s, $(grep -c skipped "$out/peers.log") peer(s) skipped (log: $out/peers.log)"
+  fi
+  if wanted report; then
+    python3 bench/report "$out"/bench_*.json "$out/peers.json" --out "$out" || failed=1
+  fi
   return $failed
 }
 

@@ -39,6 +39,8 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -381,8 +383,41 @@ TYPED_TEST_P(GpuConformance, CallersPendingErrorIsNotPrisms) {
   }
 }
 
+// Memory of another GPU than the current one is refused with a message naming both, before any
+// work; with that GPU made current the same arrays work.
+TYPED_TEST_P(GpuConformance, MemoryOfAnotherGpuIsRefused) {
+  using A = TypeParam;
+  int devices = 0;
+  check_cuda(cudaGetDeviceCount(&devices));
+  if (devices < 2) GTEST_SKIP() << "needs two GPUs (" << devices << " here)";
+  int home = 0;
+  check_cuda(cudaGetDevice(&home));
+  const int other = home == 0 ? 1 : 0;
+  for (prism::impl which : gpu_implementations<A>()) {
+    SCOPED_TRACE(prism::name(which));
+    check_cuda(cudaSetDevice(other));
+    std::optional<device_case<A>> there;
+    there.emplace(4099, fresh_seed());
+    check_cuda(cudaSetDevice(home));
+    try {
+      A::run(prism::par.with(which), there->x, there->out);
+      ADD_FAILURE() << "memory of GPU " << other << " accepted while GPU " << home << " is current";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("GPU " + std::to_string(other)), std::string::npos) << e.what();
+    }
+    check_cuda(cudaSetDevice(other));
+    const auto untouched = there->out.to_host();
+    for (const auto& v : untouched) EXPECT_TRUE(std::isnan(double(v)) || v == poison<typename A::R>());
+    A::run(prism::par.with(which), there->x, there->out);
+    EXPECT_TRUE(there->check());
+    there.reset();
+    check_cuda(cudaSetDevice(home));
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(GpuConformance, SizesEveryImplementation, HostThreads,
                             StreamsDestroyedWithWorkQueued, GraphCapture, PinnedAndManagedOnTheCpu,
-                            BadInputLeavesEverythingUsable, CallersPendingErrorIsNotPrisms);
+                            BadInputLeavesEverythingUsable, CallersPendingErrorIsNotPrisms,
+                            MemoryOfAnotherGpuIsRefused);
 
 }  // namespace prism::testing

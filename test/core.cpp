@@ -12,6 +12,7 @@
 #include <array>
 #include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -146,6 +147,51 @@ TEST(GpuDispatch, DeviceMemoryIsDeviceAndAutomaticPicksTheTable) {
                std::invalid_argument);
 }
 
+
+// Every kind of memory a caller can hand in, each asked from a thread whose first CUDA call this
+// is (no context current yet), and again from the thread that made it.
+TEST(GpuDispatch, EveryKindOfMemoryIsPlacedFromAnyThread) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  int current = -1;
+  prism::check(cudaGetDevice(&current), "cudaGetDevice");
+  prism::device_buffer<float> device(64);
+  void* pinned = nullptr;
+  void* managed = nullptr;
+  void* pooled = nullptr;
+  prism::check(cudaMallocHost(&pinned, 256), "cudaMallocHost");
+  prism::check(cudaMallocManaged(&managed, 256), "cudaMallocManaged");
+  prism::check(cudaMallocAsync(&pooled, 256, cudaStreamPerThread), "cudaMallocAsync");
+  prism::check(cudaStreamSynchronize(cudaStreamPerThread), "cudaStreamSynchronize");
+  std::vector<float> pageable(64);
+  std::vector<float> registered(1024);
+  prism::check(cudaHostRegister(registered.data(), registered.size() * sizeof(float), cudaHostRegisterDefault),
+               "cudaHostRegister");
+  using prism::residence;
+  const std::vector<std::pair<const void*, residence>> cases = {
+      {device.data(), residence::device},      {device.data() + 17, residence::device},
+      {pooled, residence::device},             {pinned, residence::pinned_host},
+      {managed, residence::managed},           {pageable.data(), residence::host},
+      {registered.data() + 3, residence::pinned_host}};
+  auto check_all = [&] {
+    for (const auto& [address, where] : cases) {
+      const prism::placement p = prism::placement_of(address);
+      EXPECT_EQ(p.where, where) << address;
+      if (where == residence::device || where == residence::managed) EXPECT_EQ(p.device, current);
+    }
+  };
+  std::thread fresh([&] {
+    // A new thread starts on device 0; the allocations were made on `current`.
+    if (current != 0) prism::check(cudaSetDevice(current), "cudaSetDevice");
+    check_all();
+  });
+  fresh.join();
+  check_all();
+  prism::check(cudaHostUnregister(registered.data()), "cudaHostUnregister");
+  prism::check(cudaFreeAsync(pooled, cudaStreamPerThread), "cudaFreeAsync");
+  prism::check(cudaStreamSynchronize(cudaStreamPerThread), "cudaStreamSynchronize");
+  prism::check(cudaFree(managed), "cudaFree");
+  prism::check(cudaFreeHost(pinned), "cudaFreeHost");
+}
 TEST(GpuDeviceBuffer, RoundTrip) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   const auto values = prism::testing::random_vector<double>(1001, prism::testing::fresh_seed());

@@ -4,6 +4,7 @@
 #include <prism/dispatch.hpp>
 #include <prism/error.hpp>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -26,9 +27,37 @@ std::string offered_list(const family& offered) {
 }
 
 // Asked once: every GPU call would otherwise pay for it.
-bool gpu_present() {
-  static const bool present = gpu_available();
-  return present;
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+bool gpu_present() { return device_count() > 0; }
+
+// The driver's cuPointerGetAttributes, found through the runtime (prism links no driver library).
+// One driver call answers what the library needs for a fraction of cudaPointerGetAttributes' host
+// time, and three such queries are most of a small call's cost. Null without a driver.
+using pointer_query = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+pointer_query driver_pointer_query() {
+  static const pointer_query query = []() -> pointer_query {
+    if (!gpu_present()) return nullptr;
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    return reinterpret_cast<pointer_query>(entry);
+  }();
+  return query;
 }
 
 // Byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
@@ -41,6 +70,20 @@ bool overlap(const array_ref& a, const array_ref& b) {
 }  // namespace
 
 placement placement_of(const void* address) {
+  // The driver's answer is taken when it names CUDA memory; memory it does not know (plain host
+  // memory, or a thread without a current context) is asked again of the runtime.
+  if (const pointer_query query = driver_pointer_query()) {
+    CUpointer_attribute asked[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    unsigned int type = 0, managed = 0;
+    int device = -1;
+    void* values[] = {&type, &managed, &device};
+    if (query(3, asked, values, reinterpret_cast<CUdeviceptr>(address)) == CUDA_SUCCESS) {
+      if (managed != 0) return {residence::managed, device};
+      if (type == CU_MEMORYTYPE_DEVICE) return {residence::device, device};
+      if (type == CU_MEMORYTYPE_HOST) return {residence::pinned_host, -1};
+    }
+  }
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, address) != cudaSuccess) {
     // No driver or no device: nothing can be device memory. Clear the error we caused.
@@ -105,6 +148,7 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
       case residence::managed: needs_wait = true; break;
       case residence::device:
         device = true;
+        if (device_count() == 1) break;  // device memory of the only GPU: the current one
         if (current < 0) check(cudaGetDevice(&current), "cudaGetDevice", algorithm);
         if (p.device != current) {
           refuse(algorithm, std::string(a.name) + " is memory of GPU " + std::to_string(p.device) +
@@ -147,7 +191,7 @@ namespace detail {
 int multiprocessor_count() {
   static std::array<std::atomic<int>, 64> cached{};
   int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device_count() != 1) check(cudaGetDevice(&device), "cudaGetDevice");
   if (device < 64) {
     if (const int known = cached[device].load(std::memory_order_relaxed)) return known;
   }
