@@ -4,7 +4,8 @@
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores)
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
-#           binaries at once, the huge ones (past 2^32 elements, tens of GB) one binary at a time
+#           binaries at once, the huge ones (past 2^32 elements, tens of GB) one binary at a time;
+#           and every example (build/examples/NN_*), which checks itself on the GPU
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
@@ -52,6 +53,13 @@ stage_test() {
      "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
      "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
    done) >"$out/test-huge.log" 2>&1 &
+  pids+=($!)
+  # The examples check their own results, on the GPU where there is one.
+  (for example in "$build"/examples/[0-9][0-9]_*; do
+     [ -x "$example" ] || continue
+     echo "== ${example##*/}"
+     "$example" || { echo "FAILED  ] ${example##*/}"; exit 1; }
+   done; echo "PASSED  ] every example") >"$out/test-examples.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
   for log in "$out"/test-*.log; do
