@@ -15,8 +15,9 @@
 //                   where there is no GPU time: cpu rows, calls that wait)
 //   pct_of_ceiling  GB/s over the ceiling of the row's own access pattern, ceiling_GBps: the
 //                   read ceiling for reductions, the write ceiling for generators, and for a
-//                   call that reads and writes the time both would take at their own ceilings,
-//                   (bytes_read + bytes_written) / (bytes_read / read + bytes_written / write)
+//                   call that reads and writes the time its bytes take at the costs per byte read
+//                   and written fitted to two measured kernels that read and write together (one
+//                   and two arrays read per array written): see ceiling_for
 // and, as Google Benchmark aggregates over 10 repetitions (each the mean of up to 8 calls):
 // median, mean, stddev, cv, min, max, p25 and p75, of the latency (real_time) and every counter.
 //
@@ -156,18 +157,38 @@ struct ceiling {
 
 struct ceiling_set {
   ceiling read, write, copy;
+  // Reads and writes together: one and two arrays read per array written, 16-byte accesses.
+  ceiling mixed1, mixed2;
   double bytes = 0;  // bytes each candidate moved per call
 };
 
 const ceiling_set& ceilings();  // below: measured once per run, on the first use
 
-// The ceiling of a row's own access pattern, in GB/s: time at the read ceiling for the bytes
-// read plus time at the write ceiling for the bytes written. An upper bound for mixed traffic
-// (DRAM turns around between reads and writes), so a read+write row stays under 100%.
+// Seconds per GB read and per GB written when reads and writes share the memory (it loses time
+// turning between them), fitted to the two mixed kernels: one GB read and one written take
+// 2 / mixed1 s, two read and one written 3 / mixed2 s. Zero where they were not measured.
+struct mixed_cost {
+  double read = 0, written = 0;
+};
+inline mixed_cost mixed_costs(const ceiling_set& c) {
+  if (c.mixed1.gbps <= 0 || c.mixed2.gbps <= 0) return {};
+  const double read = 3 / c.mixed2.gbps - 2 / c.mixed1.gbps;
+  const double written = 2 / c.mixed1.gbps - read;
+  if (read <= 0 || written <= 0) return {};
+  return {read, written};
+}
+
+// The ceiling of a row's own access pattern, in GB/s: the read ceiling for a read-only row, the
+// write ceiling for a write-only one; for a row that reads and writes, the time its bytes take at
+// the fitted mixed costs (exactly the measured kernel's figure for add's 2:1, a copy's 1:1), and
+// never above the time at the read and write ceilings apart, which no mix can beat.
 inline double ceiling_for(const traffic& bytes) {
   const ceiling_set& c = ceilings();
   if (c.read.gbps <= 0 || c.write.gbps <= 0 || bytes.total() <= 0) return 0;
-  return bytes.total() / (bytes.read / c.read.gbps + bytes.written / c.write.gbps);
+  const double apart = bytes.total() / (bytes.read / c.read.gbps + bytes.written / c.write.gbps);
+  const mixed_cost mixed = mixed_costs(c);
+  if (bytes.read == 0 || bytes.written == 0 || mixed.read <= 0) return apart;
+  return std::min(apart, bytes.total() / (bytes.read * mixed.read + bytes.written * mixed.written));
 }
 
 inline double copy_ceiling_gbps() { return ceilings().copy.gbps; }
@@ -238,6 +259,56 @@ __global__ void write_tile_kernel(uint4* out, std::size_t vectors, uint4 value) 
   for (int k = 0; k < Unroll; ++k) {
     const std::size_t i = first + static_cast<std::size_t>(k) * blockDim.x;
     if (i < vectors) out[i] = value;
+  }
+}
+
+// The read+write ceilings: Streams arrays of `vectors` (back to back in `in`) read with 16-byte
+// loads, their XOR stored with 16-byte stores into `out`: Streams = 1 is a copy, 2 the pattern of
+// a binary element-wise operation. Grid-stride, Unroll vectors of each array in flight per thread...
+template <int Streams, int Unroll>
+__global__ void mixed_grid_stride_kernel(const uint4* in, std::size_t vectors, uint4* out) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  for (; i + (Unroll - 1) * stride < vectors; i += Unroll * stride) {
+    uint4 v[Streams][Unroll];
+#pragma unroll
+    for (int s = 0; s < Streams; ++s)
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) v[s][u] = in[s * vectors + i + u * stride];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      uint4 x = v[0][u];
+#pragma unroll
+      for (int s = 1; s < Streams; ++s) x = uint4{x.x ^ v[s][u].x, x.y ^ v[s][u].y, x.z ^ v[s][u].z, x.w ^ v[s][u].w};
+      out[i + u * stride] = x;
+    }
+  }
+  for (; i < vectors; i += stride) {
+    uint4 x = in[i];
+#pragma unroll
+    for (int s = 1; s < Streams; ++s) {
+      const uint4 w = in[s * vectors + i];
+      x = uint4{x.x ^ w.x, x.y ^ w.y, x.z ^ w.z, x.w ^ w.w};
+    }
+    out[i] = x;
+  }
+}
+
+// ... or one tile of blockDim.x * Unroll vectors per block, no loop (prism's raw add's shape).
+template <int Streams, int Unroll>
+__global__ void mixed_tile_kernel(const uint4* in, std::size_t vectors, uint4* out) {
+  const std::size_t first = blockIdx.x * std::size_t{blockDim.x} * Unroll + threadIdx.x;
+#pragma unroll
+  for (int u = 0; u < Unroll; ++u) {
+    const std::size_t i = first + static_cast<std::size_t>(u) * blockDim.x;
+    if (i >= vectors) break;
+    uint4 x = in[i];
+#pragma unroll
+    for (int s = 1; s < Streams; ++s) {
+      const uint4 w = in[s * vectors + i];
+      x = uint4{x.x ^ w.x, x.y ^ w.y, x.z ^ w.z, x.w ^ w.w};
+    }
+    out[i] = x;
   }
 }
 
@@ -522,6 +593,30 @@ inline ceiling_set measure_ceilings() {
          check(cudaMemcpyAsync(out + vectors / 2, in, bytes / 2, cudaMemcpyDeviceToDevice),
                "cudaMemcpyAsync");
        }));
+
+  // Reads and writes together: the buffer as Streams + 1 arrays, the last one written.
+  const auto mixed = [&](ceiling& into, auto streams, auto grid1, auto grid2, auto tile1, auto tile4) {
+    constexpr int k = decltype(streams)::value;
+    const std::size_t part = vectors / (k + 1);
+    const double moved = static_cast<double>(part) * (k + 1) * sizeof(uint4);
+    uint4* written = buffer.data() + k * part;
+    const auto blocks = [&](int threads, int unroll) {
+      return static_cast<unsigned>((part + std::size_t(threads) * unroll - 1) / (std::size_t(threads) * unroll));
+    };
+    best(into, "grid-stride, 256 threads, 4 16-byte vectors of each array in flight per thread",
+         median_gbps(moved, [&] { launch_resident(grid1, 256, nullptr, in, part, written); }));
+    best(into, "grid-stride, 1024 threads, 2 16-byte vectors of each array in flight per thread",
+         median_gbps(moved, [&] { launch_resident(grid2, 1024, nullptr, in, part, written); }));
+    best(into, "one tile per block, 256 threads x 1 16-byte vector of each array",
+         median_gbps(moved, [&] { tile1<<<blocks(256, 1), 256>>>(in, part, written); }));
+    best(into, "one tile per block, 256 threads x 4 16-byte vectors of each array",
+         median_gbps(moved, [&] { tile4<<<blocks(256, 4), 256>>>(in, part, written); }));
+  };
+  c.mixed1 = c.copy;
+  mixed(c.mixed1, std::integral_constant<int, 1>{}, mixed_grid_stride_kernel<1, 4>, mixed_grid_stride_kernel<1, 2>,
+        mixed_tile_kernel<1, 1>, mixed_tile_kernel<1, 4>);
+  mixed(c.mixed2, std::integral_constant<int, 2>{}, mixed_grid_stride_kernel<2, 4>, mixed_grid_stride_kernel<2, 2>,
+        mixed_tile_kernel<2, 1>, mixed_tile_kernel<2, 4>);
   return c;
 }
 
@@ -778,6 +873,10 @@ inline int run_main(int argc, char** argv, void (*register_rows)(bool gpu)) {
       benchmark::AddCustomContext("read_ceiling_kernel", c.read.how);
       benchmark::AddCustomContext("write_ceiling_kernel", c.write.how);
       benchmark::AddCustomContext("copy_ceiling_kernel", c.copy.how);
+      benchmark::AddCustomContext("mixed1_ceiling_GBps", std::to_string(c.mixed1.gbps));
+      benchmark::AddCustomContext("mixed2_ceiling_GBps", std::to_string(c.mixed2.gbps));
+      benchmark::AddCustomContext("mixed1_ceiling_kernel", c.mixed1.how);
+      benchmark::AddCustomContext("mixed2_ceiling_kernel", c.mixed2.how);
       benchmark::AddCustomContext("ceiling_bytes", std::to_string(c.bytes));
     }
   } else {
