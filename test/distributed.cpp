@@ -68,6 +68,42 @@ std::uint64_t shared_seed() {
   return seed;
 }
 
+// The global indices this process holds.
+template <class T>
+std::vector<std::pair<std::uint64_t, std::uint64_t>> held(const sharded<T>& a) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (int g = 0; g < a.local_count(); ++g) ranges.emplace_back(a.local_start(g), a.local_start(g) + a.local_size(g));
+  return ranges;
+}
+
+// Compares what this process holds of `got` with want(i), within `ulps` of T's precision (and an
+// absolute floor of `floor`); reports the first few mismatches.
+template <class T, class Want>
+void expect_held(const sharded<T>& got, Want want, double ulps, double floor = 0) {
+  std::vector<T> host(got.size(), poison<T>());
+  got.copy_to(host);
+  int reported = 0;
+  for (auto [begin, end] : held(got)) {
+    for (std::uint64_t i = begin; i < end && reported < 5; ++i) {
+      const double w = want(i);
+      const double g = static_cast<double>(host[i]);
+      bool ok;
+      if (std::isnan(w)) {
+        ok = std::isnan(g);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        ok = std::abs(g - w) <= ulps * std::numeric_limits<T>::epsilon() * std::abs(w) + floor;
+      } else {
+        ok = g == w;
+      }
+      if (!ok) {
+        ADD_FAILURE() << "element " << i << " of " << got.size() << ": got " << g << ", want " << w;
+        ++reported;
+      }
+    }
+  }
+}
+
+
 class Distributed : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
@@ -75,41 +111,6 @@ class Distributed : public ::testing::TestWithParam<int> {
     comm_ = &shared_communicator(modes()[GetParam()]);
   }
   communicator& comm() { return *comm_; }
-
-  // The global indices this process holds.
-  template <class T>
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> held(const sharded<T>& a) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-    for (int g = 0; g < a.local_count(); ++g) ranges.emplace_back(a.local_start(g), a.local_start(g) + a.local_size(g));
-    return ranges;
-  }
-
-  // Compares what this process holds of `got` with want(i), within `ulps` of T's precision (and an
-  // absolute floor of `floor`); reports the first few mismatches.
-  template <class T, class Want>
-  void expect_held(const sharded<T>& got, Want want, double ulps, double floor = 0) {
-    std::vector<T> host(got.size(), poison<T>());
-    got.copy_to(host);
-    int reported = 0;
-    for (auto [begin, end] : held(got)) {
-      for (std::uint64_t i = begin; i < end && reported < 5; ++i) {
-        const double w = want(i);
-        const double g = static_cast<double>(host[i]);
-        bool ok;
-        if (std::isnan(w)) {
-          ok = std::isnan(g);
-        } else if constexpr (std::is_floating_point_v<T>) {
-          ok = std::abs(g - w) <= ulps * std::numeric_limits<T>::epsilon() * std::abs(w) + floor;
-        } else {
-          ok = g == w;
-        }
-        if (!ok) {
-          ADD_FAILURE() << "element " << i << " of " << got.size() << ": got " << g << ", want " << w;
-          ++reported;
-        }
-      }
-    }
-  }
 
  private:
   communicator* comm_ = nullptr;
