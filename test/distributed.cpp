@@ -507,6 +507,7 @@ TEST_P(Distributed, GpuHugePast2To31) {
     if (planted >= x.local_start(g) && planted < x.local_start(g) + x.local_size(g)) {
       const std::uint32_t two = 2;
       prism::check(cudaMemcpy(x.local(g).data() + (planted - x.local_start(g)), &two, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+      prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // landed before the next call
     }
   }
   EXPECT_EQ(prism::argmax(x), planted);

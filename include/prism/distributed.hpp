@@ -232,9 +232,13 @@ class sharded {
     for (int g = 0; g < local_count(); ++g) {
       if (local_size(g) == 0) continue;
       guard.set(comm_.device(g));
-      check(cudaMemcpy(shards_[g], host.data() + local_start(g), local_size(g) * sizeof(T),
-                       cudaMemcpyHostToDevice),
-            "cudaMemcpy", "sharded::copy_from");
+      // On the communicator's stream, after what is queued there, and finished when this returns
+      // (a plain cudaMemcpy from pageable memory may still be in flight when it returns, and
+      // would not be ordered before the next call on that stream).
+      check(cudaMemcpyAsync(shards_[g], host.data() + local_start(g), local_size(g) * sizeof(T),
+                            cudaMemcpyHostToDevice, comm_.stream(g)),
+            "cudaMemcpyAsync", "sharded::copy_from");
+      check(cudaStreamSynchronize(comm_.stream(g)), "cudaStreamSynchronize", "sharded::copy_from");
     }
   }
   void copy_to(std::span<T> host) const {
@@ -243,11 +247,11 @@ class sharded {
     for (int g = 0; g < local_count(); ++g) {
       if (local_size(g) == 0) continue;
       guard.set(comm_.device(g));
-      // The communicator's stream may still be writing the shard: the copy comes after it.
+      // After the work queued on the communicator's stream.
+      check(cudaMemcpyAsync(host.data() + local_start(g), shards_[g], local_size(g) * sizeof(T),
+                            cudaMemcpyDeviceToHost, comm_.stream(g)),
+            "cudaMemcpyAsync", "sharded::copy_to");
       check(cudaStreamSynchronize(comm_.stream(g)), "cudaStreamSynchronize", "sharded::copy_to");
-      check(cudaMemcpy(host.data() + local_start(g), shards_[g], local_size(g) * sizeof(T),
-                       cudaMemcpyDeviceToHost),
-            "cudaMemcpy", "sharded::copy_to");
     }
   }
 
