@@ -215,8 +215,9 @@ TEST_P(Distributed, GpuElementwiseMatchesHost) {
       SCOPED_TRACE(o.name);
       prism::fill(out, std::numeric_limits<float>::quiet_NaN());  // poisoned
       o.call();
-      // An absolute floor for results near 0 (a - b, sin, log of values near 1).
-      expect_held(out, o.want, o.ulps, 4 * std::numeric_limits<float>::epsilon());
+      // An absolute floor for results near 0 (2a - 3b cancels, sin, log of values near 1): the
+      // rounding of terms of size up to 8.
+      expect_held(out, o.want, o.ulps, 16 * std::numeric_limits<float>::epsilon());
     }
     prism::axpy(2.0f, da, db);  // b = 2a + b, in place
     expect_held(db, [&](auto i) { return 2 * A(i) + B(i); }, 2, 4 * std::numeric_limits<float>::epsilon());
@@ -519,16 +520,10 @@ INSTANTIATE_TEST_SUITE_P(Sharded, Distributed, ::testing::Range(0, static_cast<i
 }  // namespace
 
 #if PRISM_TEST_MPI
-// MPI's main: every rank runs the tests, and only rank 0 prints them.
+// MPI's main: every rank runs the tests and prints what it found (--gtest_brief=1: its failures).
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
   int result = RUN_ALL_TESTS();
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   if (result == 0 && unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) result = 77;
