@@ -58,7 +58,14 @@ struct communicator::state {
       if (cudaSetDevice(devices[g]) != cudaSuccess) continue;
       if (g < streams.size()) (void)cudaStreamSynchronize(streams[g]);
     }
-    for (ncclComm_t comm : comms) (void)ncclCommDestroy(comm);
+    // Finalize first (it flushes what is still queued and parts from the peers); one thread
+    // finalizing several communicators must group the calls, or the first would wait for the rest.
+    (void)ncclGroupStart();
+    for (ncclComm_t comm : comms)
+      if (comm != nullptr) (void)ncclCommFinalize(comm);
+    (void)ncclGroupEnd();
+    for (ncclComm_t comm : comms)
+      if (comm != nullptr) (void)ncclCommDestroy(comm);
     for (std::size_t g = 0; g < devices.size(); ++g) {
       if (cudaSetDevice(devices[g]) != cudaSuccess) continue;
       if (g < streams.size()) (void)cudaStreamDestroy(streams[g]);
