@@ -52,20 +52,20 @@
 //                 same result, bit for bit, on every rank. Empty shards contribute nothing; an
 //                 empty array follows the single-GPU rules (throws where that does).
 //   scans         inclusive and exclusive scans (sum, min, max). Each rank needs the combination
-//                 of all the shards before its own: each rank but the last reduces its shard,
-//                 the totals are all-gathered, and each rank scans its shard with that prefix
-//                 folded into the scan's first element (prism's single-pass kernel, reading the
-//                 prefix from device memory): 3n bytes moved per rank (n to reduce, 2n to scan),
-//                 not the 4n of scanning first and adding the prefix afterwards. One GPU alone
-//                 scans only (2n).
+//                 of all the shards before its own. Every rank runs a reduce-then-scan on its
+//                 shard and exchanges its total between the two passes: the tiles' totals (n bytes
+//                 read), their exclusive scan (whose end is the shard's total), an all-gather of the
+//                 k totals, then every tile scanned from its known prefix (2n bytes, no tile waiting
+//                 for another). 3n bytes per rank, against 4n for scanning first and adding the
+//                 prefix afterwards. One GPU alone runs the single-GPU scan (2n).
 // Results of reductions come back returned (the call waits) or into a replicated<R>: one element
 // on every local GPU, written without waiting.
 //
 // Execution policies: the implementation and the memory resource of a policy apply on every
 // shard; the streams are the communicator's (a policy that names a stream is refused where a
 // process drives several GPUs; with one local GPU its stream is used instead, and the caller
-// keeps that stream for every call on the communicator). Scans run prism's single-pass kernel
-// (impl::raw, or automatic) whatever else is asked: it is the one that can fold in the prefix.
+// keeps that stream for every call on the communicator). Scans over several GPUs run their own
+// two kernels (algorithms/distributed/scan.cu): impl::raw or automatic, other choices are refused.
 //
 // Limits: NCCL calls are collective, so every rank must make the same distributed calls in the same
 // order, and one host thread drives a communicator at a time. A failure on one rank only (a CUDA
