@@ -59,6 +59,26 @@ communicator& shared_communicator(const mode& m) {
   return *c;
 }
 
+#if PRISM_TEST_MPI
+// NCCL puts one rank per GPU: with more processes on a node than GPUs (mpirun -np 2 on a machine
+// with one), every rank skips, all of them alike.
+std::string too_many_processes() {
+  static const std::string why = [] {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local_size = 1, visible = 0;
+    MPI_Comm_size(node, &local_size);
+    MPI_Comm_free(&node);
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) (void)cudaGetLastError();
+    int fits = local_size <= visible ? 1 : 0, all_fit = 0;
+    MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all_fit ? std::string() : std::to_string(local_size) + " processes on a node with " + std::to_string(visible) +
+                                         " GPU(s): one process per GPU at most";
+  }();
+  return why;
+}
+#endif
+
 // The same seed on every rank: every rank builds the same host arrays.
 std::uint64_t shared_seed() {
   std::uint64_t seed = fresh_seed();
@@ -110,6 +130,9 @@ class Distributed : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device: sharded arrays live on GPUs";
+#if PRISM_TEST_MPI
+    if (const std::string why = too_many_processes(); !why.empty()) GTEST_SKIP() << why;
+#endif
     comm_ = &shared_communicator(modes()[GetParam()]);
   }
   communicator& comm() { return *comm_; }

@@ -12,8 +12,8 @@
 //
 // Header-only, so that prism itself does not depend on MPI: the program that includes this header
 // links MPI (CMake: MPI::MPI_CXX, or MPI::MPI_C). Rank 0 makes NCCL's unique id and broadcasts it;
-// each process takes the GPU of its rank on its own node (local rank modulo the GPUs it sees)
-// unless told which. If rank 0 cannot make the id (no GPU, no network), every rank throws.
+// each process takes the GPU of its rank on its own node (the node's i-th process GPU i) unless
+// told which; more processes on a node than it has GPUs are refused (NCCL puts one rank per GPU). If rank 0 cannot make the id (no GPU, no network), every rank throws.
 #include <prism/distributed.hpp>
 
 #include <mpi.h>
@@ -48,24 +48,29 @@ inline communicator mpi_communicator(MPI_Comm comm = MPI_COMM_WORLD, int device 
   MPI_Bcast(&shared, sizeof shared, MPI_BYTE, 0, comm);
   if (shared.ok == 0)
     throw std::runtime_error(std::string("prism::mpi_communicator: rank 0 could not start NCCL: ") + shared.why);
-  if (device < 0) {
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int local_rank = 0;
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    int visible = 0;
-    if (cudaGetDeviceCount(&visible) != cudaSuccess) (void)cudaGetLastError();
-    device = visible > 0 ? local_rank % visible : 0;
-  }
-  // Every rank must have its GPU before any starts NCCL, which would wait for a rank that throws.
   int visible = 0;
   if (cudaGetDeviceCount(&visible) != cudaSuccess) (void)cudaGetLastError();
-  int usable = device >= 0 && device < visible ? 1 : 0, all_usable = 0;
+  int usable = 1;
+  if (device < 0) {
+    // The GPU of this process's rank among the processes of its node; NCCL cannot put two ranks
+    // on one GPU, so a node with more processes than GPUs is refused.
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int local_rank = 0, local_size = 1;
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_size(node, &local_size);
+    MPI_Comm_free(&node);
+    device = local_rank;
+    usable = local_size <= visible ? 1 : 0;
+  }
+  // Every rank must have its GPU before any starts NCCL, which would wait for a rank that throws.
+  if (device >= visible) usable = 0;
+  int all_usable = 0;
   MPI_Allreduce(&usable, &all_usable, 1, MPI_INT, MPI_MIN, comm);
   if (all_usable == 0)
-    throw std::invalid_argument("prism::mpi_communicator: a rank has no CUDA device " + std::to_string(device) +
-                                " (this rank sees " + std::to_string(visible) + "); every rank gives up");
+    throw std::invalid_argument("prism::mpi_communicator: a node has more processes than GPUs, or a rank has no "
+                                "CUDA device (this rank: device " + std::to_string(device) + ", " +
+                                std::to_string(visible) + " visible); every rank gives up");
   return communicator::one_rank(shared.id, rank, size, device);
 }
 
