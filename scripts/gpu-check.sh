@@ -5,7 +5,8 @@
 # build     configure and build everything for this machine's GPU (all cores)
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
 #           binaries at once, the huge ones (past 2^32 elements, tens of GB) one binary at a time;
-#           and every example (build/examples/NN_*), which checks itself on the GPU
+#           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
+#           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
@@ -13,7 +14,8 @@
 #           (allocation failures) are left out: the sanitizers count those API errors.
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json (console to
 #           OUTDIR/bench_<family>.log), the peers (bench/peers.py) to OUTDIR/peers.json (log in
-#           OUTDIR/peers.log), then bench/report writes OUTDIR/*.md and the pictures OUTDIR/*.png.
+#           OUTDIR/peers.log), then bench/report writes OUTDIR/*.md and the pictures OUTDIR/*.png;
+#           bench_scale alone and under mpirun -np 2 (two GPUs), then bench/scale_report: OUTDIR/scale.md.
 #           Meant to take under 6 minutes on an H200 (estimated: element-wise 1.5-3, reduce about
 #           1, the rest under 1); bench.log has each suite's time. Fails if a row's check found a
 #           wrong result.
@@ -26,7 +28,8 @@
 # well under a minute: add, exp, fill and the sum, argmax and dot reductions, float, at 2^10 and
 # 2^28 (and every call_cost row). PRISM_BENCH_TYPES (see bench/harness.hpp) adds types, e.g. all.
 # PRISM_BENCH_SUITES, if set, names the suites to run ("elementwise reduce"; "peers" is the peers
-# script, "report" the tables), so that a long stage can be split over several runs into one OUTDIR.
+# script, "report" the tables, "scale" the scaling runs), so that a long stage can be split over
+# several runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
@@ -62,6 +65,14 @@ stage_test() {
    done; echo "PASSED  ] every example") >"$out/test-examples.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  # One process per GPU: the MPI test binary under mpirun, with 1 process and with every GPU.
+  if [ -x "$build/test/test_distributed_mpi" ] && command -v mpirun >/dev/null; then
+    local gpus; gpus=$(nvidia-smi -L | wc -l)
+    for np in 1 $([ "$gpus" -ge 2 ] && echo "$gpus"); do
+      mpirun --allow-run-as-root --oversubscribe -np "$np" "$build/test/test_distributed_mpi" \
+        --gtest_filter="$gpu_tests" --gtest_brief=1 >"$out/test-distributed-mpi-np$np.log" 2>&1 || failed=1
+    done
+  fi
   for log in "$out"/test-*.log; do
     echo "== ${log##*/}: $(grep -E 'PASSED|FAILED  \]' "$log" | tr '\n' ' ')"
   done
@@ -80,6 +91,9 @@ stage_sanitize() {
   for binary in "$build"/test/test_*; do
     for tool in memcheck racecheck synccheck initcheck; do
       local filter="$gpu_tests:-$on_purpose"
+      # racecheck is for shared-memory hazards inside kernels: the sharded scans run the scan
+      # family's kernel (raced there), and NCCL's own kernels are not prism's to check.
+      [ $tool = racecheck ] && [[ ${binary##*/} = test_distributed* ]] && continue
       if [ $tool = racecheck ]; then
         filter="$gpu_tests:-$on_purpose:$repeats"
         [ "${binary##*/}" = test_elementwise ] && filter="Add*:*Conformance*:-$on_purpose:$repeats"
@@ -109,6 +123,7 @@ stage_bench() {
   wanted() { [ -z "$suites" ] || [[ " $suites " == *" $1 "* ]]; }
   for binary in "$build"/bench/bench_*; do
     local family=${binary##*/bench_} start=$SECONDS status=0
+    [ "$family" = scale ] && continue  # below: its own report
     wanted "$family" || continue
     "$binary" --benchmark_out="$out/bench_$family.json" --benchmark_out_format=json \
       ${filter:+--benchmark_filter="$filter"} >"$out/bench_$family.log" 2>&1 || status=$?
@@ -126,6 +141,18 @@ stage_bench() {
   fi
   if wanted report; then
     python3 bench/report "$out"/bench_*.json "$out/peers.json" --out "$out" || failed=1
+  fi
+  # Scaling over GPUs: one process driving every GPU, then one process per GPU under mpirun.
+  if [ -x "$build/bench/bench_scale" ] && wanted scale; then
+    local scale_json=("$out/scale_single.json")
+    "$build/bench/bench_scale" --benchmark_out="$out/scale_single.json" --benchmark_out_format=json \
+      >"$out/bench_scale.log" 2>&1 || { failed=1; tail -n 20 "$out/bench_scale.log"; }
+    if command -v mpirun >/dev/null && [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+      mpirun --allow-run-as-root -np 2 "$build/bench/bench_scale" --benchmark_out="$out/scale_mpi.json" \
+        --benchmark_out_format=json >"$out/bench_scale_mpi.log" 2>&1 || { failed=1; tail -n 20 "$out/bench_scale_mpi.log"; }
+      scale_json+=("$out/scale_mpi.json")
+    fi
+    python3 bench/scale_report "${scale_json[@]}" --out "$out" || failed=1
   fi
   return $failed
 }

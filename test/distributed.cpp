@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sharded arrays against float64 host references. One source, two binaries:
+//   test_distributed      one process drives the GPUs: k = 1 (device 0) and k = every visible GPU
+//   test_distributed_mpi  one process per GPU (PRISM_TEST_MPI): run it under `mpirun -np 2` (or 1,
+//                         or alone); every rank runs the same tests in the same order, since every
+//                         distributed call is collective.
+// Every rank makes every call even when a check fails (EXPECT, not ASSERT, after the first
+// collective call of a test), so that a failure never leaves another rank waiting in NCCL.
+// Each rank checks the parts of the arrays it holds and every reduction's full result.
+#include <prism/distributed.hpp>
+
+#include "testing.hpp"
+
+#if PRISM_TEST_MPI
+#include <prism/distributed_mpi.hpp>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace prism::testing;
+using prism::communicator;
+using prism::sharded;
+
+// ---- the communicators under test ------------------------------------------------------------------
+
+struct mode {
+  std::string name;
+  std::function<communicator()> make;
+};
+
+std::vector<mode> modes() {
+#if PRISM_TEST_MPI
+  return {{"mpi", [] { return prism::mpi_communicator(MPI_COMM_WORLD); }}};
+#else
+  return {{"k1", [] { return communicator::single_process({0}); }},
+          {"all", [] { return communicator::single_process(); }}};
+#endif
+}
+
+// One communicator per mode for the whole run: NCCL's start-up is slow, and collective.
+std::map<std::string, std::unique_ptr<communicator>>& communicators() {
+  static std::map<std::string, std::unique_ptr<communicator>> made;
+  return made;
+}
+communicator& shared_communicator(const mode& m) {
+  auto& c = communicators()[m.name];
+  if (!c) c = std::make_unique<communicator>(m.make());
+  return *c;
+}
+
+#if PRISM_TEST_MPI
+// NCCL puts one rank per GPU: with more processes on a node than GPUs (mpirun -np 2 on a machine
+// with one), every rank skips, all of them alike.
+std::string too_many_processes() {
+  static const std::string why = [] {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local_size = 1, visible = 0;
+    MPI_Comm_size(node, &local_size);
+    MPI_Comm_free(&node);
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) (void)cudaGetLastError();
+    int fits = local_size <= visible ? 1 : 0, all_fit = 0;
+    MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all_fit ? std::string() : std::to_string(local_size) + " processes on a node with " + std::to_string(visible) +
+                                         " GPU(s): one process per GPU at most";
+  }();
+  return why;
+}
+#endif
+
+// The same seed on every rank: every rank builds the same host arrays.
+std::uint64_t shared_seed() {
+  std::uint64_t seed = fresh_seed();
+#if PRISM_TEST_MPI
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+#endif
+  return seed;
+}
+
+// The global indices this process holds.
+template <class T>
+std::vector<std::pair<std::uint64_t, std::uint64_t>> held(const sharded<T>& a) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (int g = 0; g < a.local_count(); ++g) ranges.emplace_back(a.local_start(g), a.local_start(g) + a.local_size(g));
+  return ranges;
+}
+
+// Compares what this process holds of `got` with want(i), within `ulps` of T's precision (and an
+// absolute floor of `floor`); reports the first few mismatches.
+template <class T, class Want>
+void expect_held(const sharded<T>& got, Want want, double ulps, double floor = 0) {
+  std::vector<T> host(got.size(), poison<T>());
+  got.copy_to(host);
+  int reported = 0;
+  for (auto [begin, end] : held(got)) {
+    for (std::uint64_t i = begin; i < end && reported < 5; ++i) {
+      const double w = want(i);
+      const double g = static_cast<double>(host[i]);
+      bool ok;
+      if (std::isnan(w)) {
+        ok = std::isnan(g);
+      } else if (std::isinf(w)) {
+        ok = g == w;  // the identity of an exclusive min or max scan
+      } else if constexpr (std::is_floating_point_v<T>) {
+        ok = std::abs(g - w) <= ulps * std::numeric_limits<T>::epsilon() * std::abs(w) + floor;
+      } else {
+        ok = g == w;
+      }
+      if (!ok) {
+        ADD_FAILURE() << "element " << i << " of " << got.size() << ": got " << g << ", want " << w;
+        ++reported;
+      }
+    }
+  }
+}
+
+
+class Distributed : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device: sharded arrays live on GPUs";
+#if PRISM_TEST_MPI
+    if (const std::string why = too_many_processes(); !why.empty()) GTEST_SKIP() << why;
+#endif
+    comm_ = &shared_communicator(modes()[GetParam()]);
+  }
+  communicator& comm() { return *comm_; }
+
+ private:
+  communicator* comm_ = nullptr;
+};
+
+std::string mode_name(const ::testing::TestParamInfo<int>& info) { return modes()[info.param].name; }
+
+// Sizes: none, one, fewer than the ranks, odd, not a multiple of a scan tile, past 2^20.
+std::vector<std::uint64_t> sizes_for(int k) {
+  return {0, 1, static_cast<std::uint64_t>(k > 1 ? k - 1 : 1), 7, 3 * 4096 + 5, (1u << 20) + 3};
+}
+
+// ---- layout: no GPU needed -------------------------------------------------------------------------
+
+TEST(DistributedLayout, BlockDistributionDiffersByAtMostOne) {
+  const auto starts = prism::detail::block_starts(10, 4);  // 3 3 2 2
+  EXPECT_EQ(starts, (std::vector<std::uint64_t>{0, 3, 6, 8, 10}));
+  const auto few = prism::detail::block_starts(1, 2);  // rank 1 holds nothing
+  EXPECT_EQ(few, (std::vector<std::uint64_t>{0, 1, 1}));
+  const std::uint64_t huge = (std::uint64_t{1} << 33) + 3;
+  const auto big = prism::detail::block_starts(huge, 2);
+  EXPECT_EQ(big[1], (std::uint64_t{1} << 32) + 2);
+  EXPECT_EQ(big[2], huge);
+}
+
+TEST(DistributedLayout, ExplicitSizesNeedOnePerRank) {
+  EXPECT_EQ(prism::detail::starts_of({2, 0, 5}, 3), (std::vector<std::uint64_t>{0, 2, 2, 7}));
+  EXPECT_THROW(prism::detail::starts_of({2, 5}, 3), std::invalid_argument);
+}
+
+TEST(DistributedLayout, MisalignedArraysAreNamed) {
+  const prism::shard_layout a{nullptr, {0, 5, 10}}, b{nullptr, {0, 4, 10}}, c{nullptr, {0, 5, 11}};
+  const prism::shard_layout other{&a, {0, 5, 10}};
+  EXPECT_NO_THROW(prism::detail::require_aligned("add", {&a, &a}));
+  try {
+    prism::detail::require_aligned("add", {&a, &b});
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0's shard ends at 4 against 5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(prism::detail::require_aligned("add", {&a, &c}), std::invalid_argument);
+  EXPECT_THROW(prism::detail::require_aligned("add", {&a, &other}), std::invalid_argument);
+}
+
+// ---- element-wise ------------------------------------------------------------------------------------
+
+TEST_P(Distributed, GpuElementwiseMatchesHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    SCOPED_TRACE(n);
+    std::vector<float> a(n), b(n);
+    std::vector<std::uint8_t> m(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      a[i] = random_element<float>(seed, i);                       // [-1, 1)
+      b[i] = 0.5f + std::abs(random_element<float>(seed + 1, i));  // [0.5, 1.5): sqrt, log, div
+      m[i] = static_cast<std::uint8_t>(mix(seed ^ i) & 1);
+    }
+    sharded<float> da(comm(), n), db(comm(), n), out(comm(), n);
+    sharded<std::uint8_t> dm(comm(), n);
+    sharded<double> wide(comm(), n);
+    da.copy_from(a);
+    db.copy_from(b);
+    dm.copy_from(m);
+    struct op {
+      const char* name;
+      std::function<void()> call;
+      std::function<double(std::uint64_t)> want;
+      double ulps;
+    };
+    const auto A = [&](std::uint64_t i) { return double(a[i]); };
+    const auto B = [&](std::uint64_t i) { return double(b[i]); };
+    const std::vector<op> ops = {
+        {"add", [&] { prism::add(da, db, out); }, [&](auto i) { return A(i) + B(i); }, 1},
+        {"sub", [&] { prism::sub(da, db, out); }, [&](auto i) { return A(i) - B(i); }, 1},
+        {"mul", [&] { prism::mul(da, db, out); }, [&](auto i) { return A(i) * B(i); }, 1},
+        {"div", [&] { prism::div(da, db, out); }, [&](auto i) { return A(i) / B(i); }, 1},
+        {"min", [&] { prism::min(da, db, out); }, [&](auto i) { return std::min(A(i), B(i)); }, 0},
+        {"max", [&] { prism::max(da, db, out); }, [&](auto i) { return std::max(A(i), B(i)); }, 0},
+        {"axpby", [&] { prism::axpby(2.0f, da, -3.0f, db, out); }, [&](auto i) { return 2 * A(i) - 3 * B(i); }, 4},
+        {"fma", [&] { prism::fma(da, db, da, out); }, [&](auto i) { return A(i) * B(i) + A(i); }, 2},
+        {"where", [&] { prism::where(dm, da, db, out); }, [&](auto i) { return m[i] ? A(i) : B(i); }, 0},
+        {"negate", [&] { prism::negate(da, out); }, [&](auto i) { return -A(i); }, 0},
+        {"abs", [&] { prism::abs(da, out); }, [&](auto i) { return std::abs(A(i)); }, 0},
+        {"square", [&] { prism::square(da, out); }, [&](auto i) { return A(i) * A(i); }, 1},
+        {"relu", [&] { prism::relu(da, out); }, [&](auto i) { return std::max(A(i), 0.0); }, 0},
+        {"scale", [&] { prism::scale(3.0f, da, out); }, [&](auto i) { return 3 * A(i); }, 1},
+        {"clamp", [&] { prism::clamp(da, out, -0.5f, 0.25f); }, [&](auto i) { return std::clamp(A(i), -0.5, 0.25); }, 0},
+        {"copy", [&] { prism::copy(da, out); }, A, 0},
+        {"sqrt", [&] { prism::sqrt(db, out); }, [&](auto i) { return std::sqrt(B(i)); }, 2},
+        {"rsqrt", [&] { prism::rsqrt(db, out); }, [&](auto i) { return 1 / std::sqrt(B(i)); }, 4},
+        {"exp", [&] { prism::exp(da, out); }, [&](auto i) { return std::exp(A(i)); }, 4},
+        {"log", [&] { prism::log(db, out); }, [&](auto i) { return std::log(B(i)); }, 4},
+        {"sin", [&] { prism::sin(da, out); }, [&](auto i) { return std::sin(A(i)); }, 4},
+        {"cos", [&] { prism::cos(da, out); }, [&](auto i) { return std::cos(A(i)); }, 4},
+        {"tanh", [&] { prism::tanh(da, out); }, [&](auto i) { return std::tanh(A(i)); }, 4},
+        {"sigmoid", [&] { prism::sigmoid(da, out); }, [&](auto i) { return 1 / (1 + std::exp(-A(i))); }, 4},
+        {"fill", [&] { prism::fill(out, 2.5f); }, [&](auto) { return 2.5; }, 0},
+        {"sequence", [&] { prism::sequence(out, -3.0f, 0.5f); }, [&](auto i) { return -3.0 + 0.5 * double(i); }, 2},
+    };
+    for (const op& o : ops) {
+      SCOPED_TRACE(o.name);
+      prism::fill(out, std::numeric_limits<float>::quiet_NaN());  // poisoned
+      o.call();
+      // An absolute floor for results near 0 (2a - 3b cancels, sin, log of values near 1): the
+      // rounding of terms of size up to 8.
+      expect_held(out, o.want, o.ulps, 16 * std::numeric_limits<float>::epsilon());
+    }
+    prism::axpy(2.0f, da, db);  // b = 2a + b, in place
+    expect_held(db, [&](auto i) { return 2 * A(i) + B(i); }, 2, 4 * std::numeric_limits<float>::epsilon());
+    prism::cast(da, wide);
+    expect_held(wide, A, 0);
+  }
+}
+
+// ---- reductions ----------------------------------------------------------------------------------------
+
+template <class T>
+struct host_reference {
+  double sum = 0, abs_sum = 0, squares = 0, mean = 0, variance = 0, min = 0, max = 0, max_abs = 0;
+  std::uint64_t argmin = 0, argmax = 0, negatives = 0;
+  explicit host_reference(const std::vector<T>& x) {
+    const std::size_t n = x.size();
+    if (n == 0) return;
+    min = max = double(x[0]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = double(x[i]);
+      sum += v;
+      abs_sum += std::abs(v);
+      squares += v * v;
+      max_abs = std::max(max_abs, std::abs(v));
+      negatives += v < 0;
+      if (v < min) min = v, argmin = i;
+      if (v > max) max = v, argmax = i;
+    }
+    mean = sum / double(n);
+    for (std::size_t i = 0; i < n; ++i) variance += (double(x[i]) - mean) * (double(x[i]) - mean);
+    variance /= double(n);
+  }
+};
+
+// Within a float sum's rounding: eps(T) * sqrt(n) * the sum of magnitudes, times 8.
+template <class T>
+double sum_tolerance(std::uint64_t n, double magnitude) {
+  if constexpr (!std::is_floating_point_v<T>) return 0;
+  return 8 * std::numeric_limits<T>::epsilon() * std::sqrt(double(n) + 1) * magnitude;
+}
+
+template <class T>
+void check_reductions(communicator& comm, std::uint64_t n, std::uint64_t seed) {
+  SCOPED_TRACE(std::to_string(n) + " elements of " + (std::is_same_v<T, float> ? "float" : "int32"));
+  std::vector<T> x(n), y(n);
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = random_element<T>(seed, i), y[i] = random_element<T>(seed + 7, i);
+  // The largest value twice, in the first and the last shard: argmax must give the first.
+  if (n > 2) x[n - 1] = x[0] = static_cast<T>(std::is_floating_point_v<T> ? 2 : (1 << 30));
+  const host_reference<T> want(x);
+  sharded<T> dx(comm, n), dy(comm, n);
+  dx.copy_from(x);
+  dy.copy_from(y);
+  double dot = 0;
+  for (std::uint64_t i = 0; i < n; ++i) dot += double(x[i]) * double(y[i]);
+
+  EXPECT_LE(std::abs(double(prism::sum(dx)) - want.sum), sum_tolerance<T>(n, want.abs_sum));
+  if constexpr (std::is_floating_point_v<T>) {
+    EXPECT_LE(std::abs(double(prism::dot(dx, dy)) - dot), sum_tolerance<T>(n, double(n)));
+  } else {
+    // Products of 2^30-sized values: the 64-bit sum wraps, as the reference does here.
+    std::uint64_t wrapped = 0;
+    for (std::uint64_t i = 0; i < n; ++i)
+      wrapped += static_cast<std::uint64_t>(std::int64_t(x[i]) * std::int64_t(y[i]));
+    EXPECT_EQ(prism::dot(dx, dy), static_cast<std::int64_t>(wrapped));
+  }
+  EXPECT_EQ(prism::count_if(dx, prism::comparison::less, T(0)), want.negatives);
+  if (n == 0) {
+    EXPECT_THROW(prism::min(dx), std::invalid_argument);
+    EXPECT_THROW(prism::argmax(dx), std::invalid_argument);
+    EXPECT_THROW(prism::mean(dx), std::invalid_argument);
+    return;
+  }
+  EXPECT_EQ(double(prism::min(dx)), want.min);
+  EXPECT_EQ(double(prism::max(dx)), want.max);
+  const auto mm = prism::minmax(dx);
+  EXPECT_EQ(double(mm.min), want.min);
+  EXPECT_EQ(double(mm.max), want.max);
+  EXPECT_EQ(prism::argmin(dx), want.argmin);
+  EXPECT_EQ(prism::argmax(dx), want.argmax);
+  using R = prism::real_type<T>;
+  // Relative to the values' scale (the variance is at most max_abs^2).
+  const double relative = std::is_same_v<R, float> ? 1e-4 : 1e-9;
+  EXPECT_NEAR(double(prism::mean(dx)), want.mean, relative * want.max_abs);
+  EXPECT_NEAR(double(prism::variance(dx)), want.variance, relative * want.max_abs * want.max_abs);
+  EXPECT_NEAR(double(prism::stddev(dx)), std::sqrt(want.variance), relative * want.max_abs);
+  if constexpr (std::is_floating_point_v<T>) {
+    EXPECT_LE(std::abs(double(prism::norm1(dx)) - want.abs_sum), sum_tolerance<T>(n, want.abs_sum));
+    EXPECT_LE(std::abs(double(prism::norm2(dx)) - std::sqrt(want.squares)), sum_tolerance<T>(n, std::sqrt(want.squares) + 1));
+    EXPECT_EQ(double(prism::norm_inf(dx)), want.max_abs);
+  }
+  // Into device memory, on every local GPU: the same values.
+  prism::replicated<prism::sum_type<T>> total(comm);
+  prism::replicated<std::size_t> where(comm);
+  prism::replicated<R> variance(comm);
+  prism::sum(dx, total);
+  prism::argmax(dx, where);
+  prism::variance(dx, variance);
+  for (int g = 0; g < comm.local_count(); ++g) {
+    EXPECT_EQ(total.to_host(g)[0], prism::sum(dx));
+    EXPECT_EQ(where.to_host(g)[0], want.argmax);
+    EXPECT_EQ(variance.to_host(g)[0], prism::variance(dx));
+  }
+}
+
+TEST_P(Distributed, GpuReductionsMatchHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    check_reductions<float>(comm(), n, seed);
+    check_reductions<std::int32_t>(comm(), n, seed);
+  }
+  // product: values near 1, so that the product neither vanishes nor overflows.
+  const std::uint64_t n = 1001;
+  std::vector<double> x(n);
+  double want = 1;
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = 1 + random_element<double>(seed, i) / 64, want *= x[i];
+  sharded<double> dx(comm(), n);
+  dx.copy_from(x);
+  EXPECT_NEAR(prism::product(dx), want, 1e-12 * want);
+}
+
+TEST_P(Distributed, GpuNanWinsEveryExtremum) {
+  const std::uint64_t n = 100001;
+  std::vector<float> x(n);
+  const std::uint64_t seed = shared_seed();
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = random_element<float>(seed, i);
+  x[n - 5] = x[n - 2] = std::numeric_limits<float>::quiet_NaN();  // in the last shard
+  sharded<float> dx(comm(), n);
+  dx.copy_from(x);
+  EXPECT_TRUE(std::isnan(prism::min(dx)));
+  EXPECT_TRUE(std::isnan(prism::max(dx)));
+  EXPECT_TRUE(std::isnan(prism::norm_inf(dx)));
+  EXPECT_EQ(prism::argmin(dx), n - 5);
+  EXPECT_EQ(prism::argmax(dx), n - 5);
+}
+
+// ---- scans ----------------------------------------------------------------------------------------------
+
+template <class T>
+void check_scans(communicator& comm, std::uint64_t n, std::uint64_t seed) {
+  SCOPED_TRACE(std::to_string(n) + " elements");
+  std::vector<T> x(n);
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = random_element<T>(seed, i);
+  sharded<T> dx(comm, n), out(comm, n);
+  dx.copy_from(x);
+  for (prism::scan_op op : {prism::scan_op::sum, prism::scan_op::min, prism::scan_op::max}) {
+    SCOPED_TRACE(prism::name(op));
+    // The float64 reference, wrapping like T for integer sums.
+    std::vector<double> inclusive(n), exclusive(n);
+    double running = 0, magnitude = 0;
+    T wrapped{};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const double v = double(x[i]);
+      magnitude += std::abs(v);
+      if (op == prism::scan_op::sum) {
+        if constexpr (std::is_floating_point_v<T>) {
+          exclusive[i] = running;
+          running += v;
+          inclusive[i] = running;
+        } else {
+          using U = std::make_unsigned_t<T>;
+          exclusive[i] = double(wrapped);
+          wrapped = static_cast<T>(static_cast<U>(wrapped) + static_cast<U>(x[i]));
+          inclusive[i] = double(wrapped);
+        }
+      } else {
+        const bool largest = op == prism::scan_op::max;
+        const double identity = std::is_floating_point_v<T>
+                                    ? (largest ? -INFINITY : INFINITY)
+                                    : double(largest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+        exclusive[i] = i == 0 ? identity : inclusive[i - 1];
+        inclusive[i] = i == 0 ? v : (largest ? std::max(inclusive[i - 1], v) : std::min(inclusive[i - 1], v));
+      }
+    }
+    const double floor = sum_tolerance<T>(n, magnitude + 1);
+    prism::fill(out, prism::scalar<T>(poison<T>()));
+    prism::inclusive_scan(dx, out, op);
+    expect_held(out, [&](std::uint64_t i) { return inclusive[i]; }, 0, floor);
+    prism::fill(out, prism::scalar<T>(poison<T>()));
+    prism::exclusive_scan(dx, out, op);
+    expect_held(out, [&](std::uint64_t i) { return exclusive[i]; }, 0, floor);
+    // In place.
+    prism::copy(dx, out);
+    prism::inclusive_scan(out, out, op);
+    expect_held(out, [&](std::uint64_t i) { return inclusive[i]; }, 0, floor);
+  }
+}
+
+TEST_P(Distributed, GpuScansMatchHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    check_scans<float>(comm(), n, seed);
+    check_scans<std::int32_t>(comm(), n, seed);
+  }
+  check_scans<double>(comm(), 4097, seed);
+  check_scans<std::uint64_t>(comm(), 4097, seed);
+}
+
+// ---- empty shards and mismatched arrays ---------------------------------------------------------------------
+
+TEST_P(Distributed, GpuEmptyShardsContributeNothing) {
+  const int k = comm().size();
+  const std::uint64_t n = 9;
+  // Every element on the last rank, then every element on the first: the others hold nothing.
+  for (bool on_last : {true, false}) {
+    std::vector<std::uint64_t> sizes(k, 0);
+    sizes[on_last ? k - 1 : 0] = n;
+    std::vector<float> x(n);
+    for (std::uint64_t i = 0; i < n; ++i) x[i] = float(i % 4) - 1.5f;  // -1.5 -0.5 0.5 1.5 ...
+    sharded<float> dx(comm(), sizes), out(comm(), sizes);
+    dx.copy_from(x);
+    EXPECT_EQ(prism::sum(dx), -1.5f);  // (-1.5 - 0.5 + 0.5 + 1.5) * 2 - 1.5
+    EXPECT_EQ(prism::argmax(dx), 3u);
+    EXPECT_EQ(prism::argmin(dx), 0u);
+    EXPECT_FLOAT_EQ(prism::mean(dx), -1.5f / 9);
+    prism::inclusive_scan(dx, out);
+    double running = 0;
+    expect_held(out, [&](std::uint64_t i) {
+      running = 0;
+      for (std::uint64_t j = 0; j <= i; ++j) running += x[j];
+      return running;
+    }, 0, 1e-6);
+    prism::exclusive_scan(dx, out, prism::scan_op::max);
+    expect_held(out, [&](std::uint64_t i) {
+      double m = -INFINITY;
+      for (std::uint64_t j = 0; j < i; ++j) m = std::max(m, double(x[j]));
+      return m;
+    }, 0);
+  }
+}
+
+TEST_P(Distributed, GpuMismatchedShardingsThrowOnEveryRank) {
+  const int k = comm().size();
+  const std::uint64_t n = 10;
+  std::vector<std::uint64_t> uneven(k, 0);
+  uneven[0] = n;
+  sharded<float> a(comm(), n), b(comm(), uneven), out(comm(), n), shorter(comm(), n - 1);
+  prism::fill(a, 1.0f);
+  prism::fill(b, 1.0f);
+  if (k > 1) {
+    // Split differently: every rank knows every rank's boundaries, so every rank throws.
+    EXPECT_THROW(prism::add(a, b, out), std::invalid_argument);
+    EXPECT_THROW(prism::dot(a, b), std::invalid_argument);
+    EXPECT_THROW(prism::inclusive_scan(a, b), std::invalid_argument);
+  }
+  EXPECT_THROW(prism::add(a, shorter, out), std::invalid_argument);
+  EXPECT_THROW(prism::exclusive_scan(shorter, out), std::invalid_argument);
+  // The host array must be the whole array.
+  std::vector<float> wrong(n + 1);
+  EXPECT_THROW(a.copy_from(wrong), std::invalid_argument);
+#if PRISM_TEST_MPI
+  // Ranks that ask for different arrays all throw, in the constructor, together.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (k > 1) EXPECT_THROW((void)sharded<float>(comm(), n + rank), std::invalid_argument);
+#endif
+  // And the communicator still works afterwards.
+  EXPECT_EQ(prism::sum(a), float(n));
+}
+
+// ---- past 2^31 elements in all ----------------------------------------------------------------------------------
+
+TEST_P(Distributed, GpuHugePast2To31) {
+  // 2^31 + 2^20 + 3 uint32 ones (8.6 GB, and as much again for the scan): the sum counts them, the
+  // scan numbers them (wrapping past 2^32 is not reached), and an argmax planted past 2^31 is found.
+  const std::uint64_t n = (std::uint64_t{1} << 31) + (1u << 20) + 3;
+  sharded<std::uint32_t> x(comm(), n), out(comm(), n);
+  prism::fill(x, 1u);
+  EXPECT_EQ(prism::sum(x), n);
+  prism::inclusive_scan(x, out);
+  std::vector<std::uint64_t> probes = {0, 1, (std::uint64_t{1} << 31) - 1, std::uint64_t{1} << 31, n - 1};
+  for (int r = 0; r <= comm().size(); ++r) {
+    const std::uint64_t s = x.layout().start(r);
+    if (s > 0) probes.push_back(s - 1);
+    if (s < n) probes.push_back(s);
+  }
+  const std::uint64_t planted = (std::uint64_t{1} << 31) + 12345;
+  for (int g = 0; g < x.local_count(); ++g) {
+    prism::device_guard guard(comm().device(g));
+    comm().synchronize();
+    for (std::uint64_t i : probes) {
+      if (i < x.local_start(g) || i >= x.local_start(g) + x.local_size(g)) continue;
+      std::uint32_t got = 0;
+      prism::check(cudaMemcpy(&got, out.local(g).data() + (i - x.local_start(g)), 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      EXPECT_EQ(got, static_cast<std::uint32_t>(i + 1)) << "element " << i;
+    }
+    if (planted >= x.local_start(g) && planted < x.local_start(g) + x.local_size(g)) {
+      const std::uint32_t two = 2;
+      prism::check(cudaMemcpy(x.local(g).data() + (planted - x.local_start(g)), &two, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+      prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // landed before the next call
+    }
+  }
+  EXPECT_EQ(prism::argmax(x), planted);
+  EXPECT_EQ(prism::sum(x), n + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sharded, Distributed, ::testing::Range(0, static_cast<int>(modes().size())), mode_name);
+
+}  // namespace
+
+#if PRISM_TEST_MPI
+// MPI's main: every rank runs the tests and prints what it found (--gtest_brief=1: its failures).
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int result = RUN_ALL_TESTS();
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  if (result == 0 && unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) result = 77;
+  // A rank that failed makes the whole run fail.
+  int worst = 0;
+  int mine = result == 77 ? 0 : result;
+  MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  communicators().clear();  // NCCL before MPI goes
+  MPI_Finalize();
+  return worst != 0 ? 1 : result;
+}
+#endif
