@@ -12,6 +12,11 @@ beside the reductions. What each peer runs is what a user of that library would 
   sum     torch.sum(x, 0, out=r)                  cupy.sum(x, out=r)
   argmax  torch.argmax(x, 0, out=i)               cupy.argmax(x, out=i)
   dot     torch.dot(x, y, out=r)                  cupy.dot(x, y, out=r)
+and histogram_uniform, histogram_one_bin, histogram_normal (float, 256 bins over [0, 1), the
+samples' bytes read once) beside the histogram suite:
+          torch.histc(x, 256, 0, 1, out=h)        cupy.histogram(x, 256, (0, 1))
+  Both count a sample equal to the upper end in the last bin ([0, 1], numpy's rule), where prism
+  counts [lo, hi); no sample here is 1, so the counts agree. torch.histc counts into float32.
 
 Timing, as in the C++ harness: per sample, the latency a caller sees (CUDA events around the call on
 an idle stream) and the GPU time alone (the call queued behind a 200 us spin kernel, so the events
@@ -157,9 +162,19 @@ def torch_operations(torch):
         x, y, _ = views("float", n)
         return lambda: torch.dot(x, y, out=scalar)
 
+    samples = histogram_samples(torch.rand(largest, device="cuda"), torch.randn(largest, device="cuda"))
+    counts = torch.empty(256, dtype=torch.float32, device="cuda")
+
+    def histc(shape):
+        def make(n):
+            x = samples[shape][:n]
+            return lambda: torch.histc(x, 256, 0.0, 1.0, out=counts)
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
-            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)] + \
+        [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 
 def cupy_operations(cupy):
@@ -203,9 +218,25 @@ def cupy_operations(cupy):
         x, y, _ = views("float", n)
         return lambda: cupy.dot(x, y, out=scalar)
 
+    samples = histogram_samples(cupy.random.random(largest, dtype=cupy.float32),
+                                cupy.random.standard_normal(largest, dtype=cupy.float32))
+
+    def histogram(shape):
+        def make(n):
+            x = samples[shape][:n]
+            return lambda: cupy.histogram(x, 256, (0.0, 1.0))
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
-            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)]
+            ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot)] + \
+        [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
+
+
+def histogram_samples(uniform, normal):
+    """The histogram suite's three shapes of float samples from uniform [0, 1) and standard normal
+    ones: as they are, all 0.3 (one bin), and mean 0.5 with standard deviation 0.1."""
+    return {"uniform": uniform, "one_bin": uniform * 0 + 0.3, "normal": normal * 0.1 + 0.5}
 
 
 def aggregates(name, read, written, latency, gpu):
