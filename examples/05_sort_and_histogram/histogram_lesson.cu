@@ -97,7 +97,8 @@ int main() {
   std::printf("\nn = 2^26 float samples, %zu bins over [0, 1); a device-to-device copy moves %.0f GB/s\n", bins,
               ceiling);
 
-  for (const std::vector<float>* samples : {&uniform, &one_bin}) {
+  const std::vector<float>* shapes[] = {&uniform, &one_bin};
+  for (const std::vector<float>* samples : shapes) {
     x.copy_from(*samples);
     // The counts every implementation must give: the cpu implementation's.
     std::vector<std::uint32_t> want(bins);
