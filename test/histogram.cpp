@@ -232,11 +232,15 @@ TEST_P(Histogram, SkewedData) {
   check_even<double, std::uint32_t>(GetParam(), y, 0.0, 1.0, 100);
 }
 
-// Bins around what fits in shared memory (one copy per warp up to 1536, one copy up to 12288,
-// global atomics beyond), and 65536.
+// Bins around what raw fits in shared memory (a copy per warp up to 1472, one copy up to 11776,
+// global atomics beyond), and 65536; uint8 too (its table takes shared memory as well).
 TEST_P(Histogram, ManyBins) {
   const auto x = random_samples<float>((1 << 20) + 1, fresh_seed());
-  for (std::size_t bins : {1536, 1537, 12288, 12289, 65536}) check_even<float, std::uint32_t>(GetParam(), x, -1.0f, 1.0f, bins);
+  for (std::size_t bins : {1472, 1473, 1536, 11776, 11777, 12288, 65536}) {
+    check_even<float, std::uint32_t>(GetParam(), x, -1.0f, 1.0f, bins);
+  }
+  const auto bytes = random_samples<std::uint8_t>((1 << 20) + 1, fresh_seed());
+  for (std::size_t bins : {1472, 11776, 11777}) check_even<std::uint8_t, std::uint64_t>(GetParam(), bytes, 0, 256, bins);
   check_even<float, std::uint64_t>(GetParam(), std::vector<float>(100000, 0.5f), -1.0f, 1.0f, 65536);  // one bin
 }
 

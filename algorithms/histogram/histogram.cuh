@@ -27,7 +27,7 @@
 //           adds them with one atomic (vote + shuffle: the all-in-one-bin case), the copies
 //           summed and added to the global counts at the end (one atomic per bin per block).
 //           uint8 samples look their bin up in a 256-entry table in shared memory. Bins that do
-//           not fit 48 KB of shared memory are counted with global atomics directly. The counts
+//           not fit 46 KB of shared memory are counted with global atomics directly. The counts
 //           are zeroed first (cudaMemsetAsync on the stream).
 #ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
 #define THRUST_FORCE_64_BIT_OFFSET_TYPE
@@ -349,8 +349,9 @@ void cub_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
 
 // 16-byte vectors in flight per thread per step.
 inline constexpr int histogram_unroll = 4;
-// Shared memory for the sub-histograms: 48 KB needs no opt-in.
-inline constexpr std::size_t histogram_shared_bytes = 48 * 1024;
+// Dynamic shared memory for the sub-histograms: 46 KB, so that with the kernel's static shared
+// memory (uint8's 1 KB table) a block stays within the 48 KB that need no opt-in.
+inline constexpr std::size_t histogram_shared_bytes = 46 * 1024;
 // Sub-histograms per block: one per warp.
 inline constexpr unsigned histogram_copies = block_size / 32;
 
@@ -449,8 +450,8 @@ __global__ void __launch_bounds__(block_size)
   }
 }
 
-// Sub-histograms per block for `bins`: one per warp where they fit, fewer where they do not, 0
-// (global atomics) past 48 KB for one.
+// Sub-histograms per block for `bins`: one per warp where they fit (up to 1472 bins), fewer where
+// they do not, 0 (global atomics) past 46 KB for one (11776 bins).
 inline unsigned sub_histogram_copies(std::size_t bins) {
   unsigned copies = histogram_copies;
   while (copies > 0 && bins * copies * sizeof(unsigned) > histogram_shared_bytes) copies /= 2;

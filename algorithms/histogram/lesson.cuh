@@ -57,7 +57,7 @@ __global__ void shared_atomics_kernel(const float* x, std::size_t n, Binner binn
 }
 
 // Stages 1 and 2 (stage 3 is impl::raw). The counts are zeroed first, on the stream. Stage 2
-// needs the bins in 48 KB of shared memory; more bins run stage 1.
+// needs the bins in 46 KB of shared memory (raw's limit); more bins run stage 1.
 inline void histogram(histogram_stage stage, const execution_policy& policy, const float* x, std::size_t n,
                       unsigned* counts, std::size_t bins, float lo, float hi) {
   const char* algorithm = "histogram";
