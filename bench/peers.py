@@ -17,6 +17,11 @@ beside the reductions. What each peer runs is what a user of that library would 
   unique  torch.unique_consecutive(x)             (no CuPy equivalent)       (runs of 4)
 (beside the scan suite; the selections allocate their output and wait for its size, as these
 libraries' users must).
+and histogram_uniform, histogram_one_bin, histogram_normal (float, 256 bins over [0, 1), the
+samples' bytes read once) beside the histogram suite:
+          torch.histc(x, 256, 0, 1, out=h)        cupy.histogram(x, 256, (0, 1))
+  Both count a sample equal to the upper end in the last bin ([0, 1], numpy's rule), where prism
+  counts [lo, hi); no sample here is 1, so the counts agree. torch.histc counts into float32.
 
 Timing, as in the C++ harness: per sample, the latency a caller sees (CUDA events around the call on
 an idle stream) and the GPU time alone (the call queued behind a 200 us spin kernel, so the events
@@ -182,11 +187,21 @@ def torch_operations(torch):
         x = runs[:n]
         return lambda: torch.unique_consecutive(x)
 
+    samples = histogram_samples(torch.rand(largest, device="cuda"), torch.randn(largest, device="cuda"))
+    counts = torch.empty(256, dtype=torch.float32, device="cuda")
+
+    def histc(shape):
+        def make(n):
+            x = samples[shape][:n]
+            return lambda: torch.histc(x, 256, 0.0, 1.0, out=counts)
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
             ("inclusive_scan", "float", 4, 4, cumsum), ("inclusive_scan", "int32", 4, 4, cumsum_int32),
-            ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique)]
+            ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique)] + \
+        [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 
 def cupy_operations(cupy):
@@ -239,10 +254,26 @@ def cupy_operations(cupy):
         x, m = views("float", n)[0], mask[:n]
         return lambda: x[m]
 
+    samples = histogram_samples(cupy.random.random(largest, dtype=cupy.float32),
+                                cupy.random.standard_normal(largest, dtype=cupy.float32))
+
+    def histogram(shape):
+        def make(n):
+            x = samples[shape][:n]
+            return lambda: cupy.histogram(x, 256, (0.0, 1.0))
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
-            ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact)]
+            ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact)] + \
+        [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
+
+
+def histogram_samples(uniform, normal):
+    """The histogram suite's three shapes of float samples from uniform [0, 1) and standard normal
+    ones: as they are, all 0.3 (one bin), and mean 0.5 with standard deviation 0.1."""
+    return {"uniform": uniform, "one_bin": uniform * 0 + 0.3, "normal": normal * 0.1 + 0.5}
 
 
 def aggregates(name, read, written, latency, gpu):

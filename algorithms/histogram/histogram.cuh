@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The histogram family's implementations side by side (the semantics: <prism/histogram.hpp>).
+//
+// Every implementation asks one binner which bin a sample falls into, so all of them count by the
+// same rule, bit for bit:
+//   even_float_bins   equal bins of float or double samples: a fast guess in T, settled against
+//                     the edges (histogram_edge) where the guess is too close to one to trust
+//   even_integer_bins equal bins of uint8 or int32 samples: exact, in integers
+//   edge_bins         the caller's edges: a binary search
+// The implementations (figures: docs/benchmarks/histogram.md):
+//   cpu     the Thrust way, through Thrust's OpenMP system on host memory: each sample's bin as a
+//           key, the keys sorted, then each bin's count as the length of its run of keys (two
+//           binary searches per bin). n log n work where a histogram needs n: the lesson of why
+//           histograms are not sorts.
+//   thrust  the same three Thrust algorithms on the GPU (par_nosync on the caller's stream); the
+//           keys and the sort's temporary storage share one lease of prism's scratch: 8 bytes
+//           per sample besides the samples, and the sort moves them about 8 times.
+//   cub     cub::DeviceHistogram. Integer samples (CUB's rule is exact for them) and the edges
+//           form go to HistogramEven / HistogramRange directly; float and double samples go to
+//           HistogramEven as bin numbers computed by the binner (CUB's own float rule rounds
+//           twice: see the header). CUB 3.0.1 counts tiles in int: past 2^30 samples the call
+//           is split, each part counted into scratch and added to the counts.
+//   raw     one kernel, one pass: 16-byte sample loads (4 per thread in flight), a private
+//           sub-histogram per warp in shared memory (8 per block: a skewed input's colliding
+//           atomics spread over 8 copies), a warp whose 32 lanes' vectors all fall into one bin
+//           adds them with one atomic (vote + shuffle: the all-in-one-bin case), the copies
+//           summed and added to the global counts at the end (one atomic per bin per block).
+//           uint8 samples look their bin up in a 256-entry table in shared memory. Bins that do
+//           not fit 46 KB of shared memory are counted with global atomics directly. The counts
+//           are zeroed first (cudaMemsetAsync on the stream).
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE
+#endif
+
+#include <prism/dispatch.cuh>
+#include <prism/histogram.hpp>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/vector_access.cuh>
+#include <prism/scratch.hpp>
+#include <prism/span.hpp>
+
+#include <cub/device/device_histogram.cuh>
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/sort.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/omp/execution_policy.h>
+#include <thrust/transform.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace prism::detail {
+
+// ---- the binners: sample -> bin, or -1 when it is not counted ---------------------------------
+
+// Equal bins of float or double samples. The rule (the header's): bin k holds edge(k) <= x <
+// edge(k + 1). The guess q = (x - lo) * scale in T is within `margin` bins of the exact position;
+// where its fraction is farther than that from both integers, floor(q) is the bin for certain
+// and no edge is computed (all but about 3 samples in 10^4 for 256 bins over [0, 1)). Otherwise
+// the edges settle it.
+template <class T>
+struct even_float_bins {
+  T lo, hi;
+  T scale;         // bins / (hi - lo), rounded to T
+  T margin;        // how far the guess may be from the exact position, in bins (1: always settle)
+  double dlo, width;
+  unsigned bins;
+
+  // Edge k, as histogram_edge computes it on the host (no fused multiply-add on either side).
+  __host__ __device__ T edge(unsigned k) const {
+    if (k == 0) return lo;
+    if (k >= bins) return hi;
+#ifdef __CUDA_ARCH__
+    const double e = __dadd_rn(dlo, __dmul_rn(static_cast<double>(k), width));
+#else
+    const double offset = static_cast<double>(k) * width;
+    const double e = dlo + offset;
+#endif
+    const T t = static_cast<T>(e);
+    return t < hi ? t : hi;
+  }
+
+  __host__ __device__ int settle(T x, unsigned k) const {
+    if (k > bins - 1) k = bins - 1;
+    while (k > 0 && x < edge(k)) --k;
+    while (k + 1 < bins && !(x < edge(k + 1))) ++k;
+    return static_cast<int>(k);
+  }
+
+  __host__ __device__ int operator()(T x) const {
+    if (!(x >= lo && x < hi)) return -1;  // outside, +-inf, NaN
+    const T q = (x - lo) * scale;
+    const unsigned k = q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
+    const T fraction = q - static_cast<T>(k);
+    if (k < bins && fraction > margin && fraction < T(1) - margin) return static_cast<int>(k);
+    return settle(x, k);
+  }
+};
+
+template <class T>
+even_float_bins<T> make_even_bins(T lo, T hi, std::size_t bins) {
+  even_float_bins<T> b{};
+  b.lo = lo;
+  b.hi = hi;
+  b.bins = static_cast<unsigned>(bins);
+  b.dlo = static_cast<double>(lo);
+  b.width = (static_cast<double>(hi) - static_cast<double>(lo)) / static_cast<double>(bins);
+  const double range = static_cast<double>(hi) - static_cast<double>(lo);
+  const double n = static_cast<double>(bins);
+  b.scale = static_cast<T>(n / range);
+  // Bounds, in bins: the guess rounds 3 times in T (x - lo, the scale, the product) and the
+  // scale once in double; an edge rounds 3 times in double, then to T at its own magnitude (at
+  // most max(|lo|, |hi|)). Twice their sum, with room to spare.
+  const double ut = std::numeric_limits<T>::epsilon() / 2, ud = std::numeric_limits<double>::epsilon() / 2;
+  const double largest = std::max(std::abs(static_cast<double>(lo)), std::abs(static_cast<double>(hi)));
+  const double guess = n * (4 * ut + 4 * ud) + 2 * n * static_cast<double>(std::numeric_limits<T>::denorm_min()) / range;
+  const double edges = n * (4 * ud + (ud + ut) * largest / range);
+  const double margin = 2 * (guess + edges);
+  b.margin = margin < 0.25 ? static_cast<T>(margin) : T(1);
+  return b;
+}
+
+// Equal bins of integer samples: bin k holds k * range <= (x - lo) * bins < (k + 1) * range,
+// exactly (both sides below 2^63: x - lo < 2^32 and bins < 2^31). A guess in double, settled by
+// those two products: no 64-bit division per sample.
+template <class T>
+struct even_integer_bins {
+  std::int64_t lo, hi;
+  std::uint64_t range;
+  double scale;
+  unsigned bins;
+
+  __host__ __device__ int operator()(T x) const {
+    const auto v = static_cast<std::int64_t>(x);
+    if (v < lo || v >= hi) return -1;
+    const std::uint64_t scaled = static_cast<std::uint64_t>(v - lo) * bins;
+    const double q = static_cast<double>(v - lo) * scale;
+    unsigned k = q < static_cast<double>(bins) ? static_cast<unsigned>(q) : bins - 1;
+    while (k > 0 && std::uint64_t{k} * range > scaled) --k;
+    while (k + 1 < bins && std::uint64_t{k + 1} * range <= scaled) ++k;
+    return static_cast<int>(k);
+  }
+};
+
+template <class T>
+even_integer_bins<T> make_even_integer_bins(std::int64_t lo, std::int64_t hi, std::size_t bins) {
+  const auto range = static_cast<std::uint64_t>(hi - lo);
+  return {lo, hi, range, static_cast<double>(bins) / static_cast<double>(range), static_cast<unsigned>(bins)};
+}
+
+// The caller's edges: the last k with edges[k] <= x (a binary search over bins + 1 edges). Edges
+// out of order give some bin in [0, bins), never an index outside.
+template <class T, class L>
+struct edge_bins {
+  const L* edges;
+  unsigned bins;
+  __host__ __device__ int operator()(T x) const {
+    const L v = static_cast<L>(x);
+    if (!(v >= edges[0] && v < edges[bins])) return -1;
+    unsigned low = 0, high = bins;  // edges[low] <= v < edges[high]
+    while (high - low > 1) {
+      const unsigned mid = low + (high - low) / 2;
+      if (edges[mid] <= v) {
+        low = mid;
+      } else {
+        high = mid;
+      }
+    }
+    return static_cast<int>(low);
+  }
+};
+
+// ---- checks -------------------------------------------------------------------------------------
+
+[[noreturn]] inline void refuse_histogram(const std::string& why) {
+  throw std::invalid_argument("prism::histogram: " + why);
+}
+
+inline void check_bins(std::size_t bins) {
+  if (bins == 0) refuse_histogram("the counts are empty: a histogram needs at least one bin");
+  if (bins > histogram_max_bins) {
+    refuse_histogram(std::to_string(bins) + " bins are more than the limit of 2^31 - 2 (CUB counts levels in int)");
+  }
+}
+
+template <class T>
+void check_levels(histogram_level_t<T> lo, histogram_level_t<T> hi) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) refuse_histogram("lo and hi must be finite");
+    if (!(lo < hi)) refuse_histogram("lo must be less than hi");
+    if (!std::isfinite(hi - lo)) refuse_histogram("hi - lo must be finite in the sample type");
+  } else {
+    constexpr std::int64_t low = std::numeric_limits<T>::min(), high = std::int64_t{std::numeric_limits<T>::max()} + 1;
+    if (!(lo < hi)) refuse_histogram("lo must be less than hi");
+    if (lo < low || hi > high) {
+      refuse_histogram("lo and hi must lie in [" + std::to_string(low) + ", " + std::to_string(high) +
+                       "] for this sample type");
+    }
+  }
+}
+
+// The counts are an output that overlaps nothing, not even exactly (prepare() allows in place).
+template <class T, class C>
+void refuse_in_place(span<const T> samples, span<C> counts, const char* which) {
+  if (samples.size_bytes() > 0 && static_cast<const void*>(samples.data()) == static_cast<const void*>(counts.data()) &&
+      samples.size_bytes() == counts.size_bytes()) {
+    refuse_histogram(std::string("the counts are ") + which + " (a histogram does not run in place)");
+  }
+}
+
+// ---- thrust and cpu: sort the bins, count each run ----------------------------------------------
+
+// A sample's key: its bin, or `bins` for a sample not counted (sorted after every bin).
+template <class Binner, class T>
+struct bin_key {
+  Binner binner;
+  unsigned bins;
+  __host__ __device__ unsigned operator()(T x) const {
+    const int b = binner(x);
+    return b < 0 ? bins : static_cast<unsigned>(b);
+  }
+};
+
+// The length of key k's run in the sorted keys.
+template <class C>
+struct run_length {
+  const unsigned* keys;
+  std::size_t n;
+  __host__ __device__ C operator()(unsigned k) const {
+    return static_cast<C>(thrust::upper_bound(thrust::seq, keys, keys + n, k) -
+                          thrust::lower_bound(thrust::seq, keys, keys + n, k));
+  }
+};
+
+// Thrust's sort asks for its temporary storage once, after a size query and before any work.
+// The probe records that size and stops the sort there; the lease then holds the keys and the
+// sort's storage together, and lease_allocator hands the sort its part.
+struct sort_probe_done {};
+struct probe_allocator {
+  using value_type = char;
+  std::size_t* requested;
+  char* allocate(std::ptrdiff_t bytes) {
+    *requested = static_cast<std::size_t>(bytes);
+    throw sort_probe_done{};
+  }
+  void deallocate(char*, std::size_t) noexcept {}
+};
+struct lease_allocator {
+  using value_type = char;
+  char* memory;
+  std::size_t bytes;
+  char* allocate(std::ptrdiff_t wanted) {
+    if (memory == nullptr || static_cast<std::size_t>(wanted) > bytes) {
+      throw std::logic_error("prism::histogram: Thrust's sort asked for more temporary storage than it said");
+    }
+    char* p = memory;
+    memory = nullptr;  // one request, as the probe saw
+    return p;
+  }
+  void deallocate(char*, std::size_t) noexcept {}
+};
+
+template <class T, class C, class Binner>
+void sorted_runs(const execution_policy& policy, impl which, const T* x, std::size_t n, C* counts, std::size_t bins,
+                 Binner binner) {
+  const bin_key<Binner, T> key{binner, static_cast<unsigned>(bins)};
+  const thrust::counting_iterator<unsigned> first_bin(0);
+  if (which == impl::cpu) {
+    std::vector<unsigned> keys(n);
+    thrust::transform(thrust::omp::par, x, x + n, keys.data(), key);
+    thrust::sort(thrust::omp::par, keys.begin(), keys.end());
+    thrust::transform(thrust::omp::par, first_bin, first_bin + bins, counts, run_length<C>{keys.data(), n});
+    return;
+  }
+  const cudaStream_t stream = policy.stream();
+  std::size_t sort_bytes = 0;
+  try {
+    thrust::sort(thrust::cuda::par_nosync(probe_allocator{&sort_bytes}).on(stream), static_cast<unsigned*>(nullptr),
+                 static_cast<unsigned*>(nullptr) + n);
+  } catch (const sort_probe_done&) {
+  }
+  const std::size_t key_bytes = (n * sizeof(unsigned) + 255) / 256 * 256;
+  const scratch lease = acquire_scratch(key_bytes + sort_bytes, with_explicit_stream(policy), "histogram");
+  auto* keys = static_cast<unsigned*>(lease.device());
+  const auto on_stream = thrust::cuda::par_nosync.on(stream);
+  thrust::transform(on_stream, x, x + n, keys, key);
+  thrust::sort(thrust::cuda::par_nosync(lease_allocator{static_cast<char*>(lease.device()) + key_bytes, sort_bytes})
+                   .on(stream),
+               keys, keys + n);
+  thrust::transform(on_stream, first_bin, first_bin + bins, counts, run_length<C>{keys, n});
+}
+
+// ---- cub ------------------------------------------------------------------------------------------
+
+// CUB's counter types are the ones atomicAdd takes.
+template <class C>
+using cub_counter = std::conditional_t<sizeof(C) == 4, unsigned int, unsigned long long>;
+
+template <class C>
+__global__ void add_counts_kernel(C* counts, const C* part, std::size_t bins) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < bins;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    counts[i] += part[i];
+}
+
+// call(temp, temp_bytes, first sample, samples (int), counts) over parts of at most 2^30 samples:
+// one part goes straight into the counts; more are each counted into scratch and added.
+inline constexpr std::size_t cub_part = std::size_t{1} << 30;
+template <class T, class C, class Call>
+void cub_histogram(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins, Call call) {
+  const char* algorithm = "histogram";
+  const cudaStream_t stream = policy.stream();
+  const bool split = n > cub_part;
+  const std::size_t first = std::min(n, cub_part);
+  clear_stale_error();
+  std::size_t temp_bytes = 0;
+  check(call(nullptr, temp_bytes, x, static_cast<int>(first), counts), "cub::DeviceHistogram", algorithm);
+  const std::size_t part_bytes = split ? (bins * sizeof(C) + 255) / 256 * 256 : 0;
+  const scratch lease = acquire_scratch(part_bytes + temp_bytes, with_explicit_stream(policy), algorithm);
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  if (!split) {
+    check(call(memory, temp_bytes, x, static_cast<int>(n), counts), "cub::DeviceHistogram", algorithm);
+    return;
+  }
+  auto* part = reinterpret_cast<C*>(memory);
+  check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
+  const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((bins + block_size - 1) / block_size, 4096));
+  for (std::size_t start = 0; start < n; start += cub_part) {
+    const std::size_t m = std::min(cub_part, n - start);
+    check(call(memory + part_bytes, temp_bytes, x + start, static_cast<int>(m), part), "cub::DeviceHistogram",
+          algorithm);
+    launch(algorithm, "add_counts_kernel", add_counts_kernel<C>, grid, block_size, stream, counts,
+           static_cast<const C*>(part), bins);
+  }
+}
+
+// ---- raw: sub-histograms in shared memory ------------------------------------------------------
+
+// 16-byte vectors in flight per thread per step.
+inline constexpr int histogram_unroll = 4;
+// Dynamic shared memory for the sub-histograms: 46 KB, so that with the kernel's static shared
+// memory (uint8's 1 KB table) a block stays within the 48 KB that need no opt-in.
+inline constexpr std::size_t histogram_shared_bytes = 46 * 1024;
+// Sub-histograms per block: one per warp.
+inline constexpr unsigned histogram_copies = block_size / 32;
+
+__device__ inline void add_count(std::uint32_t* c, unsigned v) { atomicAdd(reinterpret_cast<unsigned*>(c), v); }
+__device__ inline void add_count(std::uint64_t* c, unsigned v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(c), static_cast<unsigned long long>(v));
+}
+
+// `copies` sub-histograms of `bins` counters in dynamic shared memory, warp w adding into copy
+// w % copies; copies == 0: the global counts directly. Elements [0, head) are read one at a time
+// (before the first 16-byte boundary), then whole vectors, then the tail of fewer than V.
+template <class T, class Binner, class C>
+__global__ void __launch_bounds__(block_size)
+    sub_histogram_kernel(const T* x, std::size_t n, std::size_t head, Binner binner, unsigned bins, unsigned copies,
+                         C* counts) {
+  constexpr int V = 16 / sizeof(T), U = histogram_unroll;
+  constexpr unsigned full = 0xffffffffu;
+  extern __shared__ unsigned sub[];
+  __shared__ int table[sizeof(T) == 1 ? 256 : 1];  // uint8: every byte's bin, computed once
+  if constexpr (sizeof(T) == 1) {
+    for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) table[i] = binner(static_cast<T>(i));
+  }
+  for (unsigned i = threadIdx.x; i < copies * bins; i += blockDim.x) sub[i] = 0;
+  __syncthreads();
+
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned* mine = copies > 0 ? sub + (warp % copies) * bins : nullptr;
+  const auto bin_of = [&](T v) -> int {
+    if constexpr (sizeof(T) == 1) {
+      return table[v];
+    } else {
+      return binner(v);
+    }
+  };
+  const auto add = [&](int b, unsigned c) {
+    if (copies > 0) {
+      atomicAdd(mine + b, c);
+    } else {
+      add_count(counts + b, c);
+    }
+  };
+
+  // Whole vectors: each warp takes 32 * U consecutive vectors per step, lane l the vectors
+  // l, l + 32, ... of them (coalesced). The loop is uniform across the warp (its bound depends
+  // on the warp's base only), so the whole warp votes together.
+  const T* body = x + head;
+  const std::size_t vectors = (n - head) / V;
+  const std::size_t warps = std::size_t{gridDim.x} * (blockDim.x / 32);
+  for (std::size_t base = (std::size_t{blockIdx.x} * (blockDim.x / 32) + warp) * 32 * U; base < vectors;
+       base += warps * 32 * U) {
+    vector_of<T, V> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::size_t i = base + u * 32 + lane;
+      if (i < vectors) v[u] = load_vector<V>(body + i * V);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool present = base + u * 32 + lane < vectors;
+      int b[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) b[k] = present ? bin_of(v[u].element[k]) : -1;
+      bool one_bin = b[0] >= 0;
+#pragma unroll
+      for (int k = 1; k < V; ++k) one_bin = one_bin && b[k] == b[0];
+      // All 32 lanes' vectors in one bin (a skewed input): one atomic for 32 * V samples.
+      const int first = __shfl_sync(full, b[0], 0);
+      if (__all_sync(full, one_bin && b[0] == first)) {
+        if (lane == 0) add(first, 32u * V);
+      } else if (one_bin) {
+        add(b[0], V);
+      } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (b[k] >= 0) add(b[k], 1);
+      }
+    }
+  }
+  // The head and the tail: fewer than 2V elements, one per thread of the grid.
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  const std::size_t tail = head + vectors * V;
+  if (t < head) {
+    const int b = bin_of(x[t]);
+    if (b >= 0) add(b, 1);
+  }
+  if (t < n - tail) {
+    const int b = bin_of(x[tail + t]);
+    if (b >= 0) add(b, 1);
+  }
+  if (copies == 0) return;
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < bins; i += blockDim.x) {
+    unsigned total = 0;
+    for (unsigned c = 0; c < copies; ++c) total += sub[c * bins + i];
+    if (total > 0) add_count(counts + i, total);
+  }
+}
+
+// Sub-histograms per block for `bins`: one per warp where they fit (up to 1472 bins), fewer where
+// they do not, 0 (global atomics) past 46 KB for one (11776 bins).
+inline unsigned sub_histogram_copies(std::size_t bins) {
+  unsigned copies = histogram_copies;
+  while (copies > 0 && bins * copies * sizeof(unsigned) > histogram_shared_bytes) copies /= 2;
+  return copies;
+}
+
+template <class T, class C, class Binner>
+void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins,
+                   Binner binner) {
+  const char* algorithm = "histogram";
+  const cudaStream_t stream = policy.stream();
+  check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
+  if (n == 0) return;
+  constexpr int V = 16 / sizeof(T);
+  const unsigned copies = sub_histogram_copies(bins);
+  const std::size_t shared = std::size_t{copies} * bins * sizeof(unsigned);
+  const auto kernel = sub_histogram_kernel<T, Binner, C>;
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
+  const std::size_t head = std::min<std::size_t>(vector_aligned_head<V>(n, x), n);
+  const std::size_t vectors = (n - head) / V;
+  const std::size_t per_block = std::size_t{block_size} * histogram_unroll;  // vectors per block per step
+  std::size_t grid = std::min<std::size_t>(std::size_t(std::max(per_sm, 1)) * multiprocessor_count(),
+                                           (vectors + per_block - 1) / per_block);
+  // A block's shared counters are 32-bit: at most 2^31 samples per block.
+  grid = std::max({grid, std::size_t{1}, (n >> 31) + 1});
+  launch_shared(algorithm, "sub_histogram_kernel", kernel, static_cast<unsigned>(grid), block_size, shared, stream, x, n,
+                head, binner, static_cast<unsigned>(bins), copies, counts);
+}
+
+// ---- the family's two operations ----------------------------------------------------------------
+
+// Runs `which` with `binner`; cub_call is the CUB call for the cub implementation.
+template <class T, class C, class Binner, class CubCall>
+void run_histogram(impl which, const execution_policy& policy, span<const T> samples, span<C> counts, Binner binner,
+                   CubCall cub_call) {
+  const std::size_t n = samples.size(), bins = counts.size();
+  const T* x = samples.data();
+  C* out = counts.data();
+  translate_errors("histogram", [&] {
+    switch (which) {
+      case impl::cpu:
+        if (n == 0) {
+          std::fill(out, out + bins, C(0));
+        } else {
+          sorted_runs(policy, which, x, n, out, bins, binner);
+        }
+        break;
+      case impl::thrust:
+        if (n == 0) {
+          check(cudaMemsetAsync(out, 0, bins * sizeof(C), policy.stream()), "cudaMemsetAsync", "histogram");
+        } else {
+          clear_stale_error();
+          sorted_runs(policy, which, x, n, out, bins, binner);
+        }
+        break;
+      case impl::cub:
+        if (n == 0) {
+          check(cudaMemsetAsync(out, 0, bins * sizeof(C), policy.stream()), "cudaMemsetAsync", "histogram");
+        } else {
+          cub_histogram(policy, x, n, out, bins, cub_call);
+        }
+        break;
+      case impl::raw:
+        raw_histogram(policy, x, n, out, bins, binner);
+        break;
+      default:
+        break;  // prepare() has resolved automatic and refused the rest
+    }
+  });
+}
+
+template <class T, class C>
+impl prepare_histogram(const execution_policy& policy, span<const T> samples, span<C> counts,
+                       const array_ref* edges = nullptr) {
+  refuse_in_place(samples, counts, "the samples");
+  const array_ref s = array_ref::input(samples, "the samples"), c = array_ref::output_of(counts, "the counts");
+  if (edges != nullptr) return prepare("histogram", histogram_family, policy, {s, *edges, c}, samples.size_bytes());
+  return prepare("histogram", histogram_family, policy, {s, c}, samples.size_bytes());
+}
+
+template <class T, class C>
+void histogram_even_spans(const execution_policy& policy, span<const T> samples, span<C> counts,
+                          histogram_level_t<T> lo, histogram_level_t<T> hi) {
+  const std::size_t bins = counts.size();
+  check_bins(bins);
+  check_levels<T>(lo, hi);
+  const impl which = prepare_histogram(policy, samples, counts);
+  const cudaStream_t stream = policy.stream();
+  using CC = cub_counter<C>;
+  if constexpr (std::is_floating_point_v<T>) {
+    const even_float_bins<T> binner = make_even_bins<T>(lo, hi, bins);
+    // CUB counts the binner's bin numbers with levels 0, 1, ..., bins: bin b is b (its integer
+    // rule is exact), and -1 is below level 0, not counted.
+    run_histogram(which, policy, samples, counts, binner,
+                  [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
+                    const thrust::transform_iterator<even_float_bins<T>, const T*, int, int> bins_of(x, binner);
+                    return cub::DeviceHistogram::HistogramEven(temp, bytes, bins_of, reinterpret_cast<CC*>(out),
+                                                               static_cast<int>(bins + 1), 0, static_cast<int>(bins),
+                                                               m, stream);
+                  });
+  } else {
+    const even_integer_bins<T> binner = make_even_integer_bins<T>(lo, hi, bins);
+    run_histogram(which, policy, samples, counts, binner,
+                  [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
+                    return cub::DeviceHistogram::HistogramEven(temp, bytes, x, reinterpret_cast<CC*>(out),
+                                                               static_cast<int>(bins + 1), static_cast<long long>(lo),
+                                                               static_cast<long long>(hi), m, stream);
+                  });
+  }
+}
+
+template <class T, class C>
+void histogram_range_spans(const execution_policy& policy, span<const T> samples,
+                           span<const histogram_level_t<T>> edges, span<C> counts) {
+  using L = histogram_level_t<T>;
+  if (edges.size() < 2) refuse_histogram("the edges need at least two elements (one bin)");
+  check_bins(edges.size() - 1);
+  require_size(edges.size() - 1, counts.size(), "histogram", "the counts");
+  refuse_in_place(edges, counts, "the edges");
+  const array_ref e = array_ref::input(edges, "the edges");
+  const impl which = prepare_histogram(policy, samples, counts, &e);
+  if (which == impl::cpu) {  // host edges can be checked without waiting for anything
+    for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
+      if (!(edges.data()[k] < edges.data()[k + 1])) {
+        refuse_histogram("the edges must be strictly increasing (and not NaN): edges[" + std::to_string(k) +
+                         "] is not less than edges[" + std::to_string(k + 1) + "]");
+      }
+    }
+  }
+  const std::size_t bins = counts.size();
+  const cudaStream_t stream = policy.stream();
+  using CC = cub_counter<C>;
+  using CubLevel = std::conditional_t<std::is_integral_v<L>, long long, L>;
+  const edge_bins<T, L> binner{edges.data(), static_cast<unsigned>(bins)};
+  run_histogram(which, policy, samples, counts, binner, [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
+    return cub::DeviceHistogram::HistogramRange(temp, bytes, x, reinterpret_cast<CC*>(out), static_cast<int>(bins + 1),
+                                                reinterpret_cast<const CubLevel*>(edges.data()), m, stream);
+  });
+}
+
+}  // namespace prism::detail
