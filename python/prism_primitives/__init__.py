@@ -118,9 +118,23 @@ class _Torch:
             torch = _sys.modules["torch"]
             cls.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
                 (lambda device: torch.cuda.current_stream(device).cuda_stream)
-            cls.to_dlpack = getattr(torch._C, "_to_dlpack", None)
+            cls.to_dlpack = cls._working(torch, getattr(torch._C, "_to_dlpack", None))
             cls.module = torch
         return cls
+
+    @staticmethod
+    def _working(torch, export):
+        """torch's C export of a DLPack capsule, if it takes a tensor alone without a warning."""
+        import warnings
+        if export is None:
+            return None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                export(torch.empty(1))
+            return export
+        except Exception:  # another signature, or deprecated: __dlpack__ serves
+            return None
 
 
 def _producer_stream(kind, device):
