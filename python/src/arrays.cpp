@@ -76,10 +76,10 @@ void describe(array& a, const Array& nd) {
                                 "support (code " + std::to_string(nd.dtype().code) + ", " +
                                 std::to_string(nd.dtype().bits) + " bits)");
   a.type = *type;
-  // Elements one after another, in row-major order: what a span is. Dimensions of extent 1 may
-  // have any stride (as NumPy's and PyTorch's own contiguity tests allow).
+  // Elements one after another, in row-major order: what a span is. Dimensions of extent 1, and
+  // arrays of 0 or 1 elements, may have any strides (as NumPy's and PyTorch's own tests allow).
   std::int64_t expected = 1;
-  for (std::size_t i = nd.ndim(); i-- > 0;) {
+  for (std::size_t i = nd.ndim(); a.size > 1 && i-- > 0;) {
     if (nd.shape(i) != 1 && nd.stride(i) != expected)
       throw std::invalid_argument(std::string("prism: ") + a.role +
                                   " is not contiguous (prism reads and writes arrays in place, "
