@@ -32,4 +32,6 @@ cmake -S "$root/python" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$build"
 cmake --install "$build" --component python --prefix "$out"
 cp "$root"/python/prism_primitives/*.py "$out/prism_primitives/"
-PYTHONPATH="$out" "$python" -c 'import prism_primitives as p; print("built", p.__file__, "prism", p.__version__, "gpu:", p.gpu_available())'
+echo "build-for: $out/prism_primitives; use it with PYTHONPATH=$out (it needs numpy)"
+PYTHONPATH="$out" "$python" -c 'import prism_primitives as p; print("imports: prism", p.__version__, "gpu:", p.gpu_available())' ||
+  echo "build-for: not importable here (numpy missing?)" >&2
