@@ -405,8 +405,8 @@ def axpby(alpha, x, beta, y, out=None, *, impl="automatic", stream=None):
 def axpy(alpha, x, y, *, impl="automatic", stream=None):
     """y[i] = alpha * x[i] + y[i], in place (BLAS axpy); returns y."""
     call = _Call((x, y), stream)
-    handed = call(y)
-    _prism.axpby("axpy", alpha, call(x), 1, handed, handed, impl, call.stream)
+    # y twice, as two hand-overs: a DLPack capsule can be consumed once.
+    _prism.axpby("axpy", alpha, call(x), 1, call(y), call(y), impl, call.stream)
     call.done()
     return y
 
