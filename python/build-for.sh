@@ -25,12 +25,12 @@ if [ -e "$prism/prismConfig.cmake" ]; then
 else
   where=(-Dprism_ROOT="$prism")                 # an install prefix
 fi
-build="$out/.build"
+build="$out.cmake"                            # the CMake build tree, beside OUTDIR
 cmake -S "$root/python" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE="$(command -v "$python")" -Dnanobind_DIR="$nanobind" "${where[@]}" \
   ${CMAKE_ARGS:-}
 cmake --build "$build"
-cmake --install "$build" --component python --prefix "$out"
+cmake --install "$build" --component python --prefix "$out" --strip
 cp "$root"/python/prism_primitives/*.py "$out/prism_primitives/"
 echo "build-for: $out/prism_primitives; use it with PYTHONPATH=$out (it needs numpy)"
 PYTHONPATH="$out" "$python" -c 'import prism_primitives as p; print("imports: prism", p.__version__, "gpu:", p.gpu_available())' ||
