@@ -33,6 +33,15 @@ by all rows of a size instead of landing on whichever ran last. (prism itself ru
 process, bench_<family>, so its rows cannot join the rotation: compare peers with prism through
 the ceilings each run measured, and treat differences within a few % as noise.)
 
+prism itself joins the rotation through its Python module (prism_primitives, on the same arrays
+as torch's, or CuPy's without torch) as the peer `module`: add, axpby, exp, sum, argmax, dot as a
+user writes them (prism.add(a, b, out=c), ...), and `module_core`, add through the module's
+compiled layer alone (no Python wrapper: what the C++ call costs from Python). After the rows it
+prints, and keeps in the JSON's context as `module`, what only one process can show: add float
+2^28 through the module against the compiled layer (GB/s), the host cost of one call at 2^10
+(prism.add, the compiled layer, the C++ call looped inside the module, torch.add), and sum 2^28
+through the module against torch.sum. Without the module (not installed) those rows are skipped.
+
 Each row is written as Google Benchmark aggregates (median, p25, p75, min, max, mean) of us,
 gpu_us and GB/s, so bench/report reads it like a suite's rows. A peer that cannot be imported, or
 finds no GPU, is skipped with a message; the script still writes its JSON and exits 0.
@@ -124,13 +133,18 @@ extern "C" __global__ void spin(unsigned long long ns) {
         return self.elapsed_ms(self.start, self.stop) * 1e3
 
 
-def torch_operations(torch):
-    """(operation, type, bytes read and written per element, make(n) -> one call) for torch."""
+def torch_arrays(torch):
+    """Two inputs and an output of the largest size, per type: every peer's rows use views of them."""
     largest = SIZES[-1]
     arrays = {}
     for type_name, dtype in (("float", torch.float32), ("half", torch.float16)):
         arrays[type_name] = [torch.rand(largest, dtype=dtype, device="cuda") + 0.5 for _ in range(2)] + \
                             [torch.empty(largest, dtype=dtype, device="cuda")]
+    return arrays
+
+
+def torch_operations(torch, arrays):
+    """(operation, type, bytes read and written per element, make(n) -> one call) for torch."""
     scalar = torch.empty((), dtype=torch.float32, device="cuda")
     index = torch.empty((), dtype=torch.int64, device="cuda")
     integers = [torch.randint(0, 17, (largest,), dtype=torch.int32, device="cuda"),
@@ -204,12 +218,16 @@ def torch_operations(torch):
         [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 
-def cupy_operations(cupy):
+def cupy_arrays(cupy):
     largest = SIZES[-1]
     arrays = {}
     for type_name, dtype in (("float", cupy.float32), ("half", cupy.float16)):
         arrays[type_name] = [(cupy.random.random(largest, dtype=cupy.float32) + 0.5).astype(dtype)
                              for _ in range(2)] + [cupy.empty(largest, dtype=dtype)]
+    return arrays
+
+
+def cupy_operations(cupy, arrays):
     scalar = cupy.empty((), dtype=cupy.float32)
     index = cupy.empty((), dtype=cupy.int64)
     mask = cupy.random.random(largest) < 0.5
@@ -276,6 +294,99 @@ def histogram_samples(uniform, normal):
     return {"uniform": uniform, "one_bin": uniform * 0 + 0.3, "normal": normal * 0.1 + 0.5}
 
 
+def module_operations(prism, arrays, empty):
+    """prism through its Python module on another peer's arrays; empty(dtype_name) makes a 0-d
+    result of that peer's kind."""
+    core = prism._prism
+    scalar, index = empty("float32"), empty("int64")
+
+    def views(type_name, n):
+        return [a[:n] for a in arrays[type_name]]
+
+    def add(type_name):
+        def make(n):
+            x, y, z = views(type_name, n)
+            return lambda: prism.add(x, y, out=z)
+        return make
+
+    def add_core(n):
+        x, y, z = views("float", n)
+        return lambda: core.binary("add", x, y, z, "automatic", 0)
+
+    def axpby(n):
+        x, y, z = views("float", n)
+        return lambda: prism.axpby(ALPHA, x, BETA, y, out=z)
+
+    def exp(n):
+        x, _, z = views("float", n)
+        return lambda: prism.exp(x, out=z)
+
+    def sum_(n):
+        x = views("float", n)[0]
+        return lambda: prism.sum(x, out=scalar)
+
+    def argmax(n):
+        x = views("float", n)[0]
+        return lambda: prism.argmax(x, out=index)
+
+    def dot(n):
+        x, y, _ = views("float", n)
+        return lambda: prism.dot(x, y, out=scalar)
+
+    return [("module", "add", "float", 8, 4, add("float")), ("module", "add", "half", 4, 2, add("half")),
+            ("module_core", "add", "float", 8, 4, add_core),
+            ("module", "axpby", "float", 8, 4, axpby), ("module", "exp", "float", 4, 4, exp),
+            ("module", "sum", "float", 4, 0, sum_), ("module", "argmax", "float", 4, 0, argmax),
+            ("module", "dot", "float", 8, 0, dot)]
+
+
+def host_cost_us(run, synchronize, calls=2000):
+    """The host time of one call, from `calls` calls in a row (the GPU runs behind)."""
+    import time
+    for _ in range(100):
+        run()
+    synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        run()
+    elapsed = time.perf_counter() - start
+    synchronize()
+    return elapsed / calls * 1e6
+
+
+def module_summary(prism, torch, arrays, rows, synchronize):
+    """What one process shows: the module against its compiled layer and against torch."""
+    def median(name, field):
+        for r in rows:
+            if r["run_name"] == name and r["aggregate_name"] == "median":
+                return r[field]
+        return None
+
+    big, small = SIZES[-1], SIZES[0]
+    summary = {}
+    module, core = median(f"add/float/module/{big}", "GB/s"), median(f"add/float/module_core/{big}", "GB/s")
+    if module and core:
+        summary["add_float_2^28_module_over_core"] = module / core
+    mine, theirs = median(f"sum/float/module/{big}", "GB/s"), median(f"sum/float/torch/{big}", "GB/s")
+    if mine and theirs:
+        summary["sum_float_2^28_module_over_torch"] = mine / theirs
+    x, y, z = (a[:small] for a in arrays["float"])
+    calls = {"prism.add": lambda: prism.add(x, y, out=z),
+             "compiled layer": lambda: prism._prism.binary("add", x, y, z, "automatic", 0)}
+    if torch is not None:
+        calls["torch.add"] = lambda: torch.add(x, y, out=z)
+    for name, run in calls.items():
+        summary[f"host_us_per_call_add_2^10 {name}"] = host_cost_us(run, synchronize)
+    looped = 2000
+    summary["host_us_per_call_add_2^10 C++ call (looped in the module)"] = host_cost_us(
+        lambda: prism._prism.repeat_add(x, y, z, "automatic", 0, looped), synchronize, 20) / looped
+    for name in ("add/float/module", "add/float/module_core", "add/float/torch"):
+        us = median(f"{name}/{small}/cold", "us") or median(f"{name}/{small}", "us")
+        if us is not None:
+            summary[f"latency_us_add_2^10 {name.split('/')[2]}"] = us
+    return summary
+
+
 def aggregates(name, read, written, latency, gpu):
     """The rows of one (operation, type, peer, n, cache) as Google Benchmark aggregates."""
     total = read + written
@@ -303,19 +414,39 @@ def main():
 
     context = {"executable": "bench/peers.py", "host_name": platform.node(),
                "python": platform.python_version(), "skipped": [], "rounds": ROUNDS, "spin_us": SPIN_US}
-    modules, operations = {}, []
-    for peer, make in (("torch", torch_operations), ("cupy", cupy_operations)):
+    modules, operations, arrays = {}, [], {}
+    for peer, make_arrays, make in (("torch", torch_arrays, torch_operations),
+                                    ("cupy", cupy_arrays, cupy_operations)):
         try:
             module = __import__(peer)
             if peer == "torch" and not module.cuda.is_available():
                 raise RuntimeError("torch sees no CUDA device")
             if peer == "cupy" and module.cuda.runtime.getDeviceCount() == 0:
                 raise RuntimeError("cupy sees no CUDA device")
-            operations += [(peer, *op) for op in make(module)]
+            arrays[peer] = make_arrays(module)
+            operations += [(peer, *op) for op in make(module, arrays[peer])]
             modules[peer] = module
             context[f"{peer}_version"] = getattr(module, "__version__", "unknown")
         except Exception as error:  # ImportError, no device, or a CUDA failure: skip this peer
             message = f"{peer} skipped: {type(error).__name__}: {error}"
+            print(message, file=sys.stderr)
+            context["skipped"].append(message)
+    prism = None
+    if arrays:
+        try:
+            import prism_primitives as prism
+            host = "torch" if "torch" in arrays else "cupy"
+            peer_module = modules[host]
+            if host == "torch":
+                empty = lambda name: peer_module.empty((), dtype=getattr(peer_module, name), device="cuda")  # noqa: E731
+            else:
+                empty = lambda name: peer_module.empty((), dtype=name)  # noqa: E731
+            operations += module_operations(prism, arrays[host], empty)
+            context["module_version"] = prism.__version__
+            context["module_arrays"] = host
+        except Exception as error:  # not installed, or no GPU for it: skip the module's rows
+            prism = None
+            message = f"module skipped: {type(error).__name__}: {error}"
             print(message, file=sys.stderr)
             context["skipped"].append(message)
 
@@ -344,12 +475,18 @@ def main():
             for name, read, written, run, cold, latency, gpu_time in batch:
                 rows += aggregates(name, read, written, latency, gpu_time)
 
+        if prism is not None:
+            host = context["module_arrays"]
+            context["module"] = module_summary(prism, modules.get("torch"), arrays[host], rows, gpu.synchronize)
+
     with open(args.out, "w") as out:
         json.dump({"context": context, "benchmarks": rows}, out, indent=1)
     print(f"{len(rows) // 6} rows written to {args.out}")
     for r in rows:
         if r["aggregate_name"] == "median":
             print(f"{r['run_name']:<36} {r['us']:10.2f} us {r['gpu_us']:10.2f} gpu_us {r['GB/s']:9.1f} GB/s")
+    for name, value in context.get("module", {}).items():
+        print(f"module: {name:<64} {value:10.3f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,734 @@
+# SPDX-License-Identifier: Apache-2.0
+"""prism from Python: the compiled library's algorithms on NumPy, PyTorch and CuPy arrays.
+
+    import numpy as np, prism_primitives as prism
+    a, b = np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)
+    prism.add(a, b)                      # array([5., 7., 9.]): NumPy arrays run the cpu implementation
+    prism.sum(a)                         # 6.0
+    prism.add(ta, tb, out=tc)            # torch CUDA tensors: the GPU, on torch's current stream
+    prism.sum(x, impl="cub", stream=s)   # a chosen implementation, on a chosen stream
+
+Arrays. Every argument is used where it lives, without a copy: NumPy arrays (and anything with the
+buffer protocol) on the host, where `automatic` runs the `cpu` implementation; PyTorch and CuPy
+arrays (and anything that speaks DLPack) on their CUDA device, where it runs the fastest GPU one.
+Arrays must be C-contiguous and of the element type the operation asks for; nothing is converted:
+a non-contiguous array, an output of the wrong type or a read-only output is a ValueError. Shapes
+do not broadcast: an element-wise call sees its arrays as flat runs of the same length.
+
+Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
+allocated as the first input's kind of array: torch in, torch out (on its device); CuPy in, CuPy
+out; otherwise NumPy. Reductions without `out` return a NumPy scalar for NumPy input (the call
+waits) and a 0-d array for PyTorch and CuPy input (nothing waits, as torch.sum does); with `out`
+(a one-element array) nothing waits. The result types are prism's: the sum of int32 is int64,
+the mean of integers float64, an index or a count int64.
+
+Streams. By default a call on GPU arrays runs on the producer's current stream
+(torch.cuda.current_stream(), cupy.cuda.get_current_stream()) of the array's device; each array
+is handed over with `__dlpack__(stream=...)`, so the producer orders its pending work on the array
+before prism's. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or anything with
+__cuda_stream__) runs it elsewhere: every array is still handed over through __dlpack__ with that
+stream, so the new stream waits for the producer's pending writes; the results are ready in the
+order of that stream (make your stream wait for it before you read them elsewhere, as with any
+side stream).
+
+Memory freed while prism's work is queued. On the producer's current stream (the default) there
+is nothing to do: PyTorch's and CuPy's caching allocators hand freed memory out again only to work
+ordered after it on that same stream. On another stream they would not know of prism's work, so
+prism keeps every array of such a call alive until that stream has passed an event recorded
+after the call (checked, never waited for, at later calls; `held()` says how many calls are
+still held).
+
+impl: "automatic" (default), "cpu", "thrust", "raw_naive", "raw", "cub", as the C++ API
+(prism::impl). Errors: bad input is a ValueError (nothing is changed), a CUDA failure a
+RuntimeError with CUDA's message, and GPU arrays in a process without a usable GPU a
+RuntimeError naming the array's device. The GIL is released while prism runs: other threads run
+meanwhile, and several threads may call prism at once.
+"""
+import sys as _sys
+import threading as _threading
+
+import numpy as _np
+
+from . import _prism
+
+__version__ = _prism.version
+IMPLEMENTATIONS = ("automatic", "cpu", "thrust", "raw_naive", "raw", "cub")
+
+__all__ = [
+    # element-wise
+    "add", "sub", "mul", "div", "minimum", "maximum", "axpby", "axpy", "fma", "where",
+    "negate", "abs", "square", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid",
+    "relu", "scale", "clamp", "copy", "cast", "fill", "sequence",
+    # reductions
+    "sum", "product", "min", "max", "minmax", "argmin", "argmax", "count", "count_if", "any",
+    "all", "dot", "norm1", "norm2", "norm_inf", "mean", "variance", "stddev",
+    # scans and selections
+    "inclusive_scan", "exclusive_scan", "inclusive_scan_by_key", "exclusive_scan_by_key",
+    "compact", "partition", "unique", "unique_by_key", "run_length_encode", "reduce_by_key",
+    # the rest
+    "gpu_available", "held", "IMPLEMENTATIONS",
+]
+
+
+def gpu_available():
+    """Whether this process can use a CUDA device."""
+    return _prism.gpu_available()
+
+
+# ---- arrays: what kind, where, and how to hand them over -----------------------------------------
+
+_TORCH, _CUPY, _NUMPY, _OTHER = "torch", "cupy", "numpy", "other"
+_kinds = {}  # type -> kind
+
+
+def _kind(x):
+    kind = _kinds.get(type(x))
+    if kind is None:
+        module = type(x).__module__
+        kind = (_TORCH if module.startswith("torch") else _CUPY if module.startswith("cupy")
+                else _NUMPY if isinstance(x, _np.ndarray) else _OTHER)
+        _kinds[type(x)] = kind
+    return kind
+
+
+def _gpu_device(x, kind):
+    """The CUDA device of x, or -1 for host memory."""
+    if kind == _NUMPY:
+        return -1
+    if kind == _TORCH:
+        return x.get_device() if x.is_cuda else -1
+    if kind == _CUPY:
+        return x.device.id
+    where = getattr(x, "__dlpack_device__", None)
+    if where is None:
+        return -1
+    device_type, device_id = where()
+    return int(device_id) if int(device_type) in (2, 13) else -1  # CUDA, CUDA managed
+
+
+class _Torch:
+    """What prism uses of PyTorch, looked up once torch is in use."""
+    module = None
+    raw_stream = None
+    to_dlpack = None
+
+    @classmethod
+    def load(cls):
+        if cls.module is None:
+            torch = _sys.modules["torch"]
+            cls.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+                (lambda device: torch.cuda.current_stream(device).cuda_stream)
+            cls.to_dlpack = cls._working(torch, getattr(torch._C, "_to_dlpack", None))
+            cls.module = torch
+        return cls
+
+    @staticmethod
+    def _working(torch, export):
+        """torch's C export of a DLPack capsule, if it takes a tensor alone without a warning."""
+        import warnings
+        if export is None:
+            return None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                export(torch.empty(1))
+            return export
+        except Exception:  # another signature, or deprecated: __dlpack__ serves
+            return None
+
+
+def _producer_stream(kind, device):
+    """The handle of the producer's current stream on `device` (0: the legacy default stream)."""
+    if kind == _TORCH:
+        return _Torch.load().raw_stream(device)
+    if kind == _CUPY:
+        cupy = _sys.modules["cupy"]
+        try:
+            return cupy.cuda.get_current_stream(device).ptr
+        except TypeError:  # a CuPy whose get_current_stream takes no device
+            with cupy.cuda.Device(device):
+                return cupy.cuda.get_current_stream().ptr
+    return 0  # another DLPack producer: the legacy default stream, as DLPack's stream=None means
+
+
+def _stream_handle(stream):
+    """An integer stream handle from an int, a torch.cuda.Stream, a cupy Stream or __cuda_stream__."""
+    if isinstance(stream, int):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if protocol is not None:
+        return int(protocol()[1])
+    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+        handle = getattr(stream, attribute, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError(f"prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or "
+                    f"have __cuda_stream__, not {type(stream).__name__}")
+
+
+# Calls on a stream other than their producer's, and the arrays they keep alive: [(event, arrays)].
+_held = []
+_held_lock = _threading.Lock()
+
+
+def _release_passed():
+    with _held_lock:
+        _held[:] = [(e, arrays) for e, arrays in _held if not _prism.event_passed(e)]
+
+
+def held():
+    """How many calls on an explicit stream still keep their arrays alive (their stream has not
+    passed them yet)."""
+    _release_passed()
+    return len(_held)
+
+
+class _Call:
+    """One call: where it runs (the first GPU array's device, else the host), on which stream, and
+    the arrays handed to the compiled layer."""
+    __slots__ = ("kind", "like", "device", "stream", "dlpack_stream", "foreign", "arrays")
+
+    def __init__(self, arrays, stream):
+        self.kind, self.like, self.device = _NUMPY, None, -1
+        for x in arrays:
+            if x is None:
+                continue
+            kind = _kind(x)
+            if self.like is None:
+                self.kind, self.like = kind, x
+            device = _gpu_device(x, kind)
+            if device >= 0:
+                self.kind, self.like, self.device = kind, x, device
+                break
+        if self.device >= 0:
+            producer = _producer_stream(self.kind, self.device)
+            self.stream = producer if stream is None else _stream_handle(stream)
+            self.foreign = self.stream != producer
+        else:
+            self.stream = 0 if stream is None else _stream_handle(stream)
+            self.foreign = False
+        # DLPack says 1 for the legacy default stream (0 is not allowed).
+        self.dlpack_stream = 1 if self.stream == 0 else self.stream
+        self.arrays = [] if self.foreign else None
+
+    def __call__(self, x):
+        """x as the compiled layer takes it: host arrays as they are (DLPack or the buffer
+        protocol, read by nanobind), GPU arrays through __dlpack__(stream=...)."""
+        if x is None:
+            return None
+        if self.arrays is not None:
+            self.arrays.append(x)
+        kind = _kind(x)
+        if kind == _NUMPY or _gpu_device(x, kind) < 0:
+            return x
+        if kind == _TORCH and not self.foreign and _Torch.to_dlpack is not None:
+            # On torch's current stream __dlpack__ has nothing to order: the C export is the same
+            # capsule, without the Python-level checks.
+            return _Torch.to_dlpack(x)
+        dlpack = getattr(x, "__dlpack__", None)
+        if dlpack is None:
+            raise ValueError(f"prism: a {type(x).__name__} on a GPU without __dlpack__")
+        return dlpack(stream=self.dlpack_stream)
+
+    def done(self):
+        """After the call: keep the arrays of a call on a foreign stream until the stream passes."""
+        if self.foreign and self.arrays:
+            _release_passed()
+            event = _prism.record_event(self.device, self.stream)
+            with _held_lock:
+                _held.append((event, self.arrays))
+
+    # ---- results, allocated as the first input's kind of array ----
+
+    def empty(self, shape, dtype):
+        kind, like = self.kind, self.like
+        if kind == _TORCH:
+            torch = _Torch.load().module
+            return torch.empty(shape, dtype=_torch_dtype(torch, dtype), device=like.device)
+        if kind == _CUPY:
+            cupy = _sys.modules["cupy"]
+            with like.device:
+                return cupy.empty(shape, dtype=_numpy_dtype(dtype))
+        if self.device >= 0:
+            raise ValueError(f"prism: pass out=: results are allocated for NumPy, PyTorch and CuPy "
+                             f"arrays, not for a {type(like).__name__}")
+        return _np.empty(shape, dtype=_numpy_dtype(dtype))
+
+
+def _torch_dtype(torch, name):
+    dtype = getattr(torch, name, None)
+    if dtype is None:
+        raise ValueError(f"prism: PyTorch has no {name}")
+    return dtype
+
+
+def _numpy_dtype(name):
+    try:
+        return _np.dtype(name)
+    except TypeError:
+        raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
+
+
+def _dtype_name(dtype):
+    """A dtype's name: 'float32', 'bfloat16', ... from a string, a NumPy dtype or a torch dtype."""
+    if isinstance(dtype, str):
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[len("torch."):]
+    return _np.dtype(dtype).name
+
+
+def _describe(x):
+    """shape and dtype name of an array, for results like it."""
+    kind = _kind(x)
+    if kind in (_NUMPY, _CUPY):
+        return x.shape, x.dtype.name
+    if kind == _TORCH:
+        return tuple(x.shape), str(x.dtype)[len("torch."):]
+    try:
+        view = _np.asarray(memoryview(x)) if _gpu_device(x, kind) < 0 else None
+    except TypeError:
+        view = None
+    if view is None:
+        raise ValueError(f"prism: pass out=: cannot allocate a result like a {type(x).__name__}")
+    return view.shape, view.dtype.name
+
+
+def _like(call, x, dtype=None, flat=False):
+    shape, name = _describe(x)
+    if flat:
+        size = 1
+        for extent in shape:
+            size *= extent
+        shape = (size,)
+    return call.empty(shape, dtype or name)
+
+
+def _flat(x):
+    return x.reshape(-1)
+
+
+# ---- element-wise -------------------------------------------------------------------------------
+
+def _binary(op, a, b, out, impl, stream):
+    call = _Call((a, b, out), stream)
+    if out is None:
+        out = _like(call, a)
+    _prism.binary(op, call(a), call(b), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def add(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] + b[i]."""
+    return _binary("add", a, b, out, impl, stream)
+
+
+def sub(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] - b[i]."""
+    return _binary("sub", a, b, out, impl, stream)
+
+
+def mul(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] * b[i]."""
+    return _binary("mul", a, b, out, impl, stream)
+
+
+def div(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] / b[i]; integers truncate toward zero and x / 0 = 0."""
+    return _binary("div", a, b, out, impl, stream)
+
+
+def minimum(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = the smaller of a[i] and b[i] (NaN if either is); C++'s element-wise prism::min."""
+    return _binary("minimum", a, b, out, impl, stream)
+
+
+def maximum(a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = the larger of a[i] and b[i] (NaN if either is); C++'s element-wise prism::max."""
+    return _binary("maximum", a, b, out, impl, stream)
+
+
+def _unary(op, x, out, impl, stream, p=None, q=None):
+    call = _Call((x, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.unary(op, call(x), call(out), p, q, impl, call.stream)
+    call.done()
+    return out
+
+
+def _unary_function(op, doc):
+    def function(x, out=None, *, impl="automatic", stream=None):
+        return _unary(op, x, out, impl, stream)
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = doc
+    return function
+
+
+negate = _unary_function("negate", "out[i] = -x[i] (signed types).")
+abs = _unary_function("abs", "out[i] = |x[i]| (signed types).")
+square = _unary_function("square", "out[i] = x[i] * x[i].")
+sqrt = _unary_function("sqrt", "out[i] = sqrt(x[i]) (floating types).")
+rsqrt = _unary_function("rsqrt", "out[i] = 1 / sqrt(x[i]) (floating types).")
+exp = _unary_function("exp", "out[i] = exp(x[i]) (floating types).")
+log = _unary_function("log", "out[i] = log(x[i]), the natural logarithm (floating types).")
+sin = _unary_function("sin", "out[i] = sin(x[i]) (floating types).")
+cos = _unary_function("cos", "out[i] = cos(x[i]) (floating types).")
+tanh = _unary_function("tanh", "out[i] = tanh(x[i]) (floating types).")
+sigmoid = _unary_function("sigmoid", "out[i] = 1 / (1 + exp(-x[i])) (floating types).")
+relu = _unary_function("relu", "out[i] = max(x[i], 0) (signed types).")
+copy = _unary_function("copy", "out[i] = x[i].")
+
+
+def scale(alpha, x, out=None, *, impl="automatic", stream=None):
+    """out[i] = alpha * x[i]."""
+    return _unary("scale", x, out, impl, stream, alpha)
+
+
+def clamp(x, lo, hi, out=None, *, impl="automatic", stream=None):
+    """out[i] = x[i] limited to [lo, hi] (lo > hi: ValueError)."""
+    return _unary("clamp", x, out, impl, stream, lo, hi)
+
+
+def axpby(alpha, x, beta, y, out=None, *, impl="automatic", stream=None):
+    """out[i] = alpha * x[i] + beta * y[i]."""
+    call = _Call((x, y, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.axpby("axpby", alpha, call(x), beta, call(y), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def axpy(alpha, x, y, *, impl="automatic", stream=None):
+    """y[i] = alpha * x[i] + y[i], in place (BLAS axpy); returns y."""
+    call = _Call((x, y), stream)
+    # y twice, as two hand-overs: a DLPack capsule can be consumed once.
+    _prism.axpby("axpy", alpha, call(x), 1, call(y), call(y), impl, call.stream)
+    call.done()
+    return y
+
+
+def fma(a, b, c, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] * b[i] + c[i], rounded once for float and double."""
+    call = _Call((a, b, c, out), stream)
+    if out is None:
+        out = _like(call, a)
+    _prism.fma(call(a), call(b), call(c), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def where(condition, a, b, out=None, *, impl="automatic", stream=None):
+    """out[i] = a[i] if condition[i] else b[i]; condition is bool or uint8."""
+    call = _Call((a, b, condition, out), stream)
+    if out is None:
+        out = _like(call, a)
+    _prism.where(call(condition), call(a), call(b), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def cast(x, dtype=None, out=None, *, impl="automatic", stream=None):
+    """out[i] = x[i] converted to out's type (or a new array of `dtype`): floats to integers
+    truncate toward zero and saturate, NaN gives 0; to 16-bit floats round to nearest even."""
+    call = _Call((x, out), stream)
+    if out is None:
+        if dtype is None:
+            raise ValueError("prism.cast: give dtype or out")
+        out = _like(call, x, _dtype_name(dtype))
+    _prism.cast(call(x), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def fill(out, value, *, impl="automatic", stream=None):
+    """out[i] = value; returns out."""
+    call = _Call((out,), stream)
+    _prism.generate("fill", call(out), value, None, impl, call.stream)
+    call.done()
+    return out
+
+
+def sequence(out, start=0, step=1, *, impl="automatic", stream=None):
+    """out[i] = start + i * step; returns out."""
+    call = _Call((out,), stream)
+    _prism.generate("sequence", call(out), start, step, impl, call.stream)
+    call.done()
+    return out
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+
+def _sum_type(name):
+    return {"int32": "int64", "uint32": "uint64"}.get(name, name)
+
+
+def _real_type(name):
+    return "float32" if name == "float32" else "float64"
+
+
+def _reduce(op, x, out, impl, stream, result_type, shape=()):
+    call = _Call((x, out), stream)
+    if out is None and call.kind in (_TORCH, _CUPY):
+        # As torch.sum does: a 0-d array of the input's kind, written without waiting.
+        out = call.empty(shape, result_type(_describe(x)[1]))
+    value = _prism.reduce(op, call(x), call(out), impl, call.stream)
+    call.done()
+    if out is not None:
+        return out
+    kind = _np.dtype(_numpy_dtype(result_type(_describe(x)[1])))
+    return tuple(kind.type(v) for v in value) if isinstance(value, tuple) else kind.type(value)
+
+
+def sum(x, out=None, *, impl="automatic", stream=None):
+    """The sum (0 for none); of int32 and int64 in int64, of uint32 and uint64 in uint64."""
+    return _reduce("sum", x, out, impl, stream, _sum_type)
+
+
+def product(x, out=None, *, impl="automatic", stream=None):
+    """The product (1 for none); float, double, int32 (in int64), int64."""
+    return _reduce("product", x, out, impl, stream, _sum_type)
+
+
+def min(x, out=None, *, impl="automatic", stream=None):
+    """The smallest element (NaN if any is NaN; empty: ValueError)."""
+    return _reduce("min", x, out, impl, stream, lambda name: name)
+
+
+def max(x, out=None, *, impl="automatic", stream=None):
+    """The largest element (NaN if any is NaN; empty: ValueError)."""
+    return _reduce("max", x, out, impl, stream, lambda name: name)
+
+
+def minmax(x, out=None, *, impl="automatic", stream=None):
+    """(smallest, largest) in one pass: a tuple for NumPy input, else (and into out) a two-element
+    array [min, max]."""
+    return _reduce("minmax", x, out, impl, stream, lambda name: name, (2,))
+
+
+def argmin(x, out=None, *, impl="automatic", stream=None):
+    """The index of the first smallest element (of the first NaN, if any), as int64."""
+    return _reduce("argmin", x, out, impl, stream, lambda name: "int64")
+
+
+def argmax(x, out=None, *, impl="automatic", stream=None):
+    """The index of the first largest element (of the first NaN, if any), as int64."""
+    return _reduce("argmax", x, out, impl, stream, lambda name: "int64")
+
+
+def norm1(x, out=None, *, impl="automatic", stream=None):
+    """sum |x[i]| (float, double)."""
+    return _reduce("norm1", x, out, impl, stream, lambda name: name)
+
+
+def norm2(x, out=None, *, impl="automatic", stream=None):
+    """sqrt(sum x[i]^2) (float, double)."""
+    return _reduce("norm2", x, out, impl, stream, lambda name: name)
+
+
+def norm_inf(x, out=None, *, impl="automatic", stream=None):
+    """max |x[i]| (float, double)."""
+    return _reduce("norm_inf", x, out, impl, stream, lambda name: name)
+
+
+def mean(x, out=None, *, impl="automatic", stream=None):
+    """The mean, in float32 for float32 and float64 otherwise."""
+    return _reduce("mean", x, out, impl, stream, _real_type)
+
+
+def variance(x, out=None, *, impl="automatic", stream=None):
+    """The population variance (divided by n), as mean's type."""
+    return _reduce("variance", x, out, impl, stream, _real_type)
+
+
+def stddev(x, out=None, *, impl="automatic", stream=None):
+    """The square root of the population variance."""
+    return _reduce("stddev", x, out, impl, stream, _real_type)
+
+
+def dot(a, b, out=None, *, impl="automatic", stream=None):
+    """sum a[i] * b[i], in sum's type."""
+    call = _Call((a, b, out), stream)
+    if out is None and call.kind in (_TORCH, _CUPY):
+        out = call.empty((), _sum_type(_describe(a)[1]))
+    value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
+    call.done()
+    if out is not None:
+        return out
+    return _numpy_dtype(_sum_type(_describe(a)[1])).type(value)
+
+
+_COMPARISONS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+                "equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=",
+                "greater": ">", "greater_equal": ">="}
+
+
+def count_if(x, compare, value, out=None, *, impl="automatic", stream=None):
+    """How many x[i] satisfy `x[i] compare value` (compare: ==, !=, <, <=, >, >=); an int for
+    NumPy input, a 0-d int64 array for PyTorch and CuPy input and into out (nothing waits)."""
+    compare = _COMPARISONS.get(compare, compare)
+    call = _Call((x, out), stream)
+    if out is None and call.kind in (_TORCH, _CUPY):
+        out = call.empty((), "int64")
+    value = _prism.count_if(call(x), compare, value, call(out), impl, call.stream)
+    call.done()
+    return out if out is not None else value
+
+
+def count(x, value, out=None, *, impl="automatic", stream=None):
+    """How many elements equal value."""
+    return count_if(x, "==", value, out, impl=impl, stream=stream)
+
+
+def _size(x):
+    shape = _describe(x)[0]
+    size = 1
+    for extent in shape:
+        size *= extent
+    return size
+
+
+def any(x, compare="!=", value=0, *, impl="automatic", stream=None):
+    """Whether some x[i] satisfies `x[i] compare value` (by default: is not 0), as a Python bool:
+    the call waits."""
+    compare = _COMPARISONS.get(compare, compare)
+    call = _Call((x,), stream)
+    found = _prism.count_if(call(x), compare, value, None, impl, call.stream)
+    call.done()
+    return found > 0
+
+
+def all(x, compare="!=", value=0, *, impl="automatic", stream=None):
+    """Whether every x[i] satisfies `x[i] compare value` (by default: is not 0; True for none), as
+    a Python bool: the call waits."""
+    compare = _COMPARISONS.get(compare, compare)
+    call = _Call((x,), stream)
+    found = _prism.count_if(call(x), compare, value, None, impl, call.stream)
+    call.done()
+    return found == _size(x)
+
+
+# ---- scans and selections -----------------------------------------------------------------------
+
+def _scan(kind, x, out, op, impl, stream):
+    call = _Call((x, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.scan(kind, op, call(x), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def inclusive_scan(x, out=None, *, op="sum", impl="automatic", stream=None):
+    """out[i] = x[0] op ... op x[i]; op is "sum", "min" or "max"; in x's type (int32 wraps)."""
+    return _scan("inclusive", x, out, op, impl, stream)
+
+
+def exclusive_scan(x, out=None, *, op="sum", impl="automatic", stream=None):
+    """out[i] = identity op x[0] op ... op x[i-1]; out[0] is op's identity (0, +inf, -inf)."""
+    return _scan("exclusive", x, out, op, impl, stream)
+
+
+def _scan_by_key(kind, keys, x, out, impl, stream):
+    call = _Call((keys, x, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.scan_by_key(kind, call(keys), call(x), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def inclusive_scan_by_key(keys, x, out=None, *, impl="automatic", stream=None):
+    """The inclusive prefix sum restarting at every change of key (int keys)."""
+    return _scan_by_key("inclusive", keys, x, out, impl, stream)
+
+
+def exclusive_scan_by_key(keys, x, out=None, *, impl="automatic", stream=None):
+    """The exclusive prefix sum restarting at every change of key (0 at each run's start)."""
+    return _scan_by_key("exclusive", keys, x, out, impl, stream)
+
+
+# The selections write a count of elements. With count=None the call waits for it and returns
+# the outputs cut to it (views of out); with count= a one-element int64/uint64 array it is written
+# there, nothing waits, and the whole outputs are returned.
+
+def _select(which, values, flags, out, count, impl, stream):
+    call = _Call((values, flags, out, count), stream)
+    if out is None:
+        out = _like(call, values, flat=True)
+    kept = _prism.select(which, call(values), call(flags), call(out), call(count), impl, call.stream)
+    call.done()
+    return out, kept
+
+
+def compact(values, flags, out=None, *, count=None, impl="automatic", stream=None):
+    """The values whose flag (bool or uint8) is not 0, in order: out[:kept], or out with count=."""
+    out, kept = _select("compact", values, flags, out, count, impl, stream)
+    return out if count is not None else _flat(out)[:kept]
+
+
+def partition(values, flags, out=None, *, count=None, impl="automatic", stream=None):
+    """The flagged values first, then the others, each in order (stable): (out, kept), or out
+    with count=."""
+    out, kept = _select("partition", values, flags, out, count, impl, stream)
+    return out if count is not None else (out, kept)
+
+
+def unique(values, out=None, *, count=None, impl="automatic", stream=None):
+    """Each element that differs from the one before it: out[:kept], or out with count=."""
+    call = _Call((values, out, count), stream)
+    if out is None:
+        out = _like(call, values, flat=True)
+    kept = _prism.unique(call(values), call(out), call(count), impl, call.stream)
+    call.done()
+    return out if count is not None else _flat(out)[:kept]
+
+
+def unique_by_key(keys, values, keys_out=None, values_out=None, *, count=None, impl="automatic",
+                  stream=None):
+    """The first key of every run of equal keys and its value: (keys_out[:kept],
+    values_out[:kept]), or the whole outputs with count=."""
+    call = _Call((keys, values, keys_out, values_out, count), stream)
+    keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
+    values_out = _like(call, values, flat=True) if values_out is None else values_out
+    kept = _prism.unique_by_key(call(keys), call(values), call(keys_out), call(values_out),
+                                call(count), impl, call.stream)
+    call.done()
+    if count is not None:
+        return keys_out, values_out
+    return _flat(keys_out)[:kept], _flat(values_out)[:kept]
+
+
+def run_length_encode(values, unique_out=None, counts_out=None, *, count=None, impl="automatic",
+                      stream=None):
+    """Every run of equal values as (value, length): (unique_out[:runs], counts_out[:runs]), or
+    the whole outputs with count=. Lengths are int64 (or a uint64 counts_out)."""
+    call = _Call((values, unique_out, counts_out, count), stream)
+    unique_out = _like(call, values, flat=True) if unique_out is None else unique_out
+    counts_out = _like(call, values, "int64", flat=True) if counts_out is None else counts_out
+    runs = _prism.run_length_encode(call(values), call(unique_out), call(counts_out), call(count),
+                                    impl, call.stream)
+    call.done()
+    if count is not None:
+        return unique_out, counts_out
+    return _flat(unique_out)[:runs], _flat(counts_out)[:runs]
+
+
+def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, count=None, impl="automatic",
+                  stream=None):
+    """Every run of equal keys as (key, sum of its values): (keys_out[:runs], sums_out[:runs]),
+    or the whole outputs with count=."""
+    call = _Call((keys, values, keys_out, sums_out, count), stream)
+    keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
+    sums_out = _like(call, values, flat=True) if sums_out is None else sums_out
+    runs = _prism.reduce_by_key(call(keys), call(values), call(keys_out), call(sums_out),
+                                call(count), impl, call.stream)
+    call.done()
+    if count is not None:
+        return keys_out, sums_out
+    return _flat(keys_out)[:runs], _flat(sums_out)[:runs]
+
+

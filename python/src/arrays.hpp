@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What every binding shares: an argument as prism sees it (address, element count, element type,
+// where it lives), the implementation named by a string, the stream as an integer handle, the
+// array's GPU made current for the call, and the call itself run without the GIL.
+//
+// Arrays arrive through nanobind's ndarray caster, which speaks DLPack (a capsule from
+// __dlpack__(stream=...), made by the Python layer so that the producer orders its pending work
+// before ours) and the buffer protocol. It is asked for no particular type or layout, so it never
+// converts: what the caller passed is what prism reads and writes, or the call is refused here.
+#include <prism/execution.hpp>
+#include <prism/span.hpp>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace prism::python {
+
+namespace nb = nanobind;
+
+// The element types prism is compiled for, plus the byte-sized condition and flag types.
+enum class element { f16, bf16, f32, f64, i32, i64, u32, u64, u8, boolean };
+
+const char* name(element e) noexcept;
+
+// The C++ type of an element, for visit().
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<T>{}) for the C++ type of e.
+template <class F>
+decltype(auto) visit(element e, F&& f) {
+  switch (e) {
+    case element::f16: return f(type_tag<__half>{});
+    case element::bf16: return f(type_tag<__nv_bfloat16>{});
+    case element::f32: return f(type_tag<float>{});
+    case element::f64: return f(type_tag<double>{});
+    case element::i32: return f(type_tag<std::int32_t>{});
+    case element::i64: return f(type_tag<std::int64_t>{});
+    case element::u32: return f(type_tag<std::uint32_t>{});
+    case element::u64: return f(type_tag<std::uint64_t>{});
+    case element::u8: return f(type_tag<std::uint8_t>{});
+    case element::boolean: return f(type_tag<bool>{});
+  }
+  throw std::logic_error("prism: unknown element type");
+}
+
+template <class T>
+constexpr element element_of() noexcept {
+  if constexpr (std::is_same_v<T, __half>) return element::f16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return element::bf16;
+  else if constexpr (std::is_same_v<T, float>) return element::f32;
+  else if constexpr (std::is_same_v<T, double>) return element::f64;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return element::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return element::i64;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return element::u32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return element::u64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return element::u8;
+  else return element::boolean;
+}
+
+// One argument of a call. It keeps the imported ndarray (and so the producer's array) alive for
+// as long as it lives; the call's spans are taken from it.
+struct array {
+  nb::ndarray<nb::ro> read_only;  // an input
+  nb::ndarray<> writable;         // an output
+  void* data = nullptr;
+  std::size_t size = 0;
+  element type = element::f32;
+  int device_type = 1;  // DLPack's: 1 CPU, 2 CUDA, 3 CUDA pinned host, 13 CUDA managed
+  int device_id = 0;
+  const char* role = "";
+
+  bool on_gpu() const noexcept { return device_type == 2 || device_type == 13; }
+
+  // The array as a span of T; throws std::invalid_argument unless its elements are T.
+  template <class T>
+  prism::span<const T> in() const {
+    require(element_of<T>());
+    return {static_cast<const T*>(data), size};
+  }
+  template <class T>
+  prism::span<T> out() const {
+    require(element_of<T>());
+    return {static_cast<T*>(data), size};
+  }
+  // The same bytes as elements of another type of the same size (int64 counts as uint64, a
+  // two-element array as one minmax pair).
+  template <class T>
+  prism::span<T> out_as(std::size_t count) const {
+    return {static_cast<T*>(data), count};
+  }
+  void require(element expected) const;
+};
+
+// Takes an argument: `role` names it in messages ("a", "out", ...). Throws std::invalid_argument
+// for anything that is not a C-contiguous array of a supported type on the CPU or a CUDA device,
+// and for a read-only output.
+array take(nb::handle object, const char* role, bool output);
+
+// The implementation named `which`: automatic, cpu, thrust, raw_naive, raw, cub.
+prism::impl implementation(const char* algorithm, const std::string& which);
+
+// Sets the device of the call's GPU arrays current on this thread for the call's lifetime
+// (prism runs on the current device), and restores the previous one. Throws a clear
+// std::runtime_error naming the array's device when this process sees no such GPU.
+class device_scope {
+ public:
+  device_scope(const char* algorithm, std::initializer_list<const array*> arrays);
+  ~device_scope();
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// The policy of a call: the implementation and the stream (an integer handle; 0 is the legacy
+// default stream, 2 cudaStreamPerThread).
+inline prism::execution_policy policy(const char* algorithm, const std::string& which,
+                                      std::uintptr_t stream) {
+  return prism::par.with(implementation(algorithm, which))
+      .on(reinterpret_cast<cudaStream_t>(stream));
+}
+
+// Runs f() with the GIL released: prism's call may wait for a stream (a returned value) or run
+// the cpu implementation on all cores, and other Python threads keep running meanwhile.
+template <class F>
+decltype(auto) without_gil(F&& f) {
+  nb::gil_scoped_release release;
+  return f();
+}
+
+// A scalar argument as the operation's scalar type (float for the 16-bit types): a Python int
+// for integer types (out of range: std::invalid_argument), an int or float for floating ones.
+template <class S>
+S scalar_from(nb::handle value, const char* what) {
+  if constexpr (std::is_integral_v<S>) {
+    // Anything with __index__ (int, numpy.int64, ...), never a float: no silent truncation.
+    nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+    if (!index.is_valid()) {
+      PyErr_Clear();
+      throw std::invalid_argument(std::string("prism: ") + what + " must be an integer for integer arrays");
+    }
+    S result{};
+    if (!nb::try_cast<S>(index, result, false))
+      throw std::invalid_argument(std::string("prism: ") + what + " is out of the array type's range");
+    return result;
+  } else {
+    const double result = PyFloat_AsDouble(value.ptr());  // float, int, numpy scalars: __float__
+    if (result == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw std::invalid_argument(std::string("prism: ") + what + " must be a real number");
+    }
+    return static_cast<S>(result);
+  }
+}
+
+// What each family registers on the module.
+void bind_elementwise(nb::module_& m);
+void bind_reduce(nb::module_& m);
+void bind_scan(nb::module_& m);
+
+}  // namespace prism::python

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// The element-wise family from Python: each binding takes its arrays, picks the element type from
+// the output (the inputs must have the same one, as in C++), and calls the library's compiled
+// entry point for that type with the GIL released. Which operation runs is a string, mapped here
+// onto the library's own operation enums: one binding per shape of operation, as in the library.
+#include "arrays.hpp"
+
+#include <prism/elementwise.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace prism::python {
+namespace {
+
+template <class T>
+constexpr bool arithmetic = prism::arithmetic_element<T>;
+
+// Runs f(type_tag<T>{}) for out's type, or refuses a type the family does not compute in.
+template <class F>
+void for_output(const char* algorithm, const array& out, F&& f) {
+  visit(out.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (arithmetic<T>) {
+      f(tag);
+    } else {
+      throw std::invalid_argument(std::string("prism.") + algorithm + ": not offered for " + name(out.type));
+    }
+  });
+}
+
+prism::binary_op binary_from(const std::string& op) {
+  constexpr std::pair<std::string_view, prism::binary_op> ops[] = {
+      {"add", binary_op::add}, {"sub", binary_op::sub}, {"mul", binary_op::mul},
+      {"div", binary_op::div}, {"minimum", binary_op::min}, {"maximum", binary_op::max}};
+  for (auto [n, o] : ops)
+    if (n == op) return o;
+  throw std::invalid_argument("prism: unknown binary operation " + op);
+}
+
+prism::unary_op unary_from(const std::string& op) {
+  constexpr std::pair<std::string_view, prism::unary_op> ops[] = {
+      {"negate", unary_op::negate}, {"abs", unary_op::abs},     {"square", unary_op::square},
+      {"sqrt", unary_op::sqrt},     {"rsqrt", unary_op::rsqrt}, {"exp", unary_op::exp},
+      {"log", unary_op::log},       {"sin", unary_op::sin},     {"cos", unary_op::cos},
+      {"tanh", unary_op::tanh},     {"sigmoid", unary_op::sigmoid}, {"relu", unary_op::relu},
+      {"scale", unary_op::scale},   {"clamp", unary_op::clamp}, {"copy", unary_op::copy}};
+  for (auto [n, o] : ops)
+    if (n == op) return o;
+  throw std::invalid_argument("prism: unknown unary operation " + op);
+}
+
+void binary(const std::string& op, nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which,
+            std::uintptr_t stream) {
+  const binary_op o = binary_from(op);
+  const array a = take(a_, "a", false), b = take(b_, "b", false), out = take(out_, "out", true);
+  const auto p = policy(op.c_str(), which, stream);
+  for_output(op.c_str(), out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto x = a.in<T>(), y = b.in<T>();
+    const auto z = out.out<T>();
+    device_scope device(op.c_str(), {&a, &b, &out});
+    without_gil([&] { detail::elementwise<T>::binary(p, o, x, y, z); });
+  });
+}
+
+// p and q: scale's alpha, clamp's lo and hi (None where the operation has none).
+void unary(const std::string& op, nb::handle x_, nb::handle out_, nb::handle p_, nb::handle q_,
+           const std::string& which, std::uintptr_t stream) {
+  const unary_op o = unary_from(op);
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy(op.c_str(), which, stream);
+  for_output(op.c_str(), out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = prism::scalar<T>;
+    const S first = p_.is_none() ? S{} : scalar_from<S>(p_, o == unary_op::clamp ? "lo" : "alpha");
+    const S second = q_.is_none() ? S{} : scalar_from<S>(q_, "hi");
+    const auto in = x.in<T>();
+    const auto result = out.out<T>();
+    device_scope device(op.c_str(), {&x, &out});
+    without_gil([&] { detail::elementwise<T>::unary(p, o, in, result, first, second); });
+  });
+}
+
+// axpby, and axpy as axpby(alpha, x, 1, y, y) the way the C++ header spells it.
+void axpby(const std::string& algorithm, nb::handle alpha_, nb::handle x_, nb::handle beta_, nb::handle y_,
+           nb::handle out_, const std::string& which, std::uintptr_t stream) {
+  const array x = take(x_, "x", false), y = take(y_, "y", false), out = take(out_, "out", true);
+  const auto p = policy(algorithm.c_str(), which, stream);
+  for_output(algorithm.c_str(), out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = prism::scalar<T>;
+    const S alpha = scalar_from<S>(alpha_, "alpha"), beta = scalar_from<S>(beta_, "beta");
+    const auto a = x.in<T>(), b = y.in<T>();
+    const auto z = out.out<T>();
+    device_scope device(algorithm.c_str(), {&x, &y, &out});
+    const char* name = algorithm == "axpy" ? "axpy" : "axpby";
+    without_gil([&] { detail::elementwise<T>::axpby(p, name, alpha, a, beta, b, z); });
+  });
+}
+
+void fma(nb::handle a_, nb::handle b_, nb::handle c_, nb::handle out_, const std::string& which,
+         std::uintptr_t stream) {
+  const array a = take(a_, "a", false), b = take(b_, "b", false), c = take(c_, "c", false),
+              out = take(out_, "out", true);
+  const auto p = policy("fma", which, stream);
+  for_output("fma", out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto x = a.in<T>(), y = b.in<T>(), z = c.in<T>();
+    const auto r = out.out<T>();
+    device_scope device("fma", {&a, &b, &c, &out});
+    without_gil([&] { detail::elementwise<T>::fma(p, x, y, z, r); });
+  });
+}
+
+// The condition is bytes: uint8 or bool (NumPy's and PyTorch's bool are one byte, 0 or 1).
+prism::span<const std::uint8_t> condition_bytes(const array& condition) {
+  if (condition.type != element::u8 && condition.type != element::boolean)
+    throw std::invalid_argument(std::string("prism: ") + condition.role + " is " + name(condition.type) +
+                                ", expected bool or uint8");
+  return {static_cast<const std::uint8_t*>(condition.data), condition.size};
+}
+
+void where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which,
+           std::uintptr_t stream) {
+  const array condition = take(condition_, "condition", false), a = take(a_, "a", false),
+              b = take(b_, "b", false), out = take(out_, "out", true);
+  const auto p = policy("where", which, stream);
+  const auto mask = condition_bytes(condition);
+  for_output("where", out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto x = a.in<T>(), y = b.in<T>();
+    const auto r = out.out<T>();
+    device_scope device("where", {&condition, &a, &b, &out});
+    without_gil([&] { detail::elementwise<T>::where(p, mask, x, y, r); });
+  });
+}
+
+void generate(const std::string& op, nb::handle out_, nb::handle start_, nb::handle step_,
+              const std::string& which, std::uintptr_t stream) {
+  const generator_op o = op == "fill" ? generator_op::fill : generator_op::sequence;
+  const array out = take(out_, "out", true);
+  const auto p = policy(op.c_str(), which, stream);
+  for_output(op.c_str(), out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = prism::scalar<T>;
+    const S start = scalar_from<S>(start_, o == generator_op::fill ? "value" : "start");
+    const S step = step_.is_none() ? S{} : scalar_from<S>(step_, "step");
+    const auto r = out.out<T>();
+    device_scope device(op.c_str(), {&out});
+    without_gil([&] { detail::elementwise<T>::generate(p, o, r, start, step); });
+  });
+}
+
+// cast: every pair of types the library converts between (prism::castable).
+void cast(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy("cast", which, stream);
+  visit(x.type, [&](auto from_tag) {
+    visit(out.type, [&](auto to_tag) {
+      using From = typename decltype(from_tag)::type;
+      using To = typename decltype(to_tag)::type;
+      if constexpr (prism::castable<From, To>) {
+        const auto in = x.in<From>();
+        const auto r = out.out<To>();
+        device_scope device("cast", {&x, &out});
+        without_gil([&] { detail::conversion<From, To>::cast(p, in, r); });
+      } else {
+        throw std::invalid_argument(std::string("prism.cast: no conversion from ") + name(x.type) + " to " +
+                                    name(out.type));
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void bind_elementwise(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("binary", &binary, "op"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("unary", &unary, "op"_a, "x"_a, "out"_a, "p"_a.none(), "q"_a.none(), "impl"_a, "stream"_a);
+  m.def("axpby", &axpby, "algorithm"_a, "alpha"_a, "x"_a, "beta"_a, "y"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("fma", &fma, "a"_a, "b"_a, "c"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("where", &where, "condition"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("generate", &generate, "op"_a, "out"_a, "start"_a, "step"_a.none(), "impl"_a, "stream"_a);
+  m.def("cast", &cast, "x"_a, "out"_a, "impl"_a, "stream"_a);
+}
+
+}  // namespace prism::python

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// prism_primitives._prism: the compiled layer of the Python package. It knows arrays only as what
+// DLPack or the buffer protocol says of them (address, type, shape, strides, device), and streams
+// only as integer handles; python/prism_primitives/__init__.py turns PyTorch, CuPy and NumPy
+// arrays and streams into those, allocates results and keeps arrays alive where it must.
+//
+// Errors cross into Python as nanobind translates the standard exceptions: std::invalid_argument
+// (bad input, refused before anything is changed) as ValueError, prism::cuda_error and the other
+// std::runtime_errors as RuntimeError with the whole message (CUDA's included).
+#include "arrays.hpp"
+
+#include <prism/buffer.hpp>
+#include <prism/elementwise.hpp>
+#include <prism/error.hpp>
+#include <prism/version.hpp>
+
+namespace prism::python {
+namespace {
+
+// An event recorded on `stream` (on `device`): the Python layer keeps arrays used by work on a
+// stream other than their producer's alive until the stream has passed it.
+std::uintptr_t record_event(int device, std::uintptr_t stream) {
+  int previous = 0;
+  prism::check(cudaGetDevice(&previous), "cudaGetDevice", "record_event");
+  if (previous != device) prism::check(cudaSetDevice(device), "cudaSetDevice", "record_event");
+  cudaEvent_t event = nullptr;
+  cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (status == cudaSuccess) {
+    status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream));
+    if (status != cudaSuccess) (void)cudaEventDestroy(event);
+  }
+  if (previous != device) (void)cudaSetDevice(previous);
+  prism::check(status, "cudaEventRecord", "record_event");
+  return reinterpret_cast<std::uintptr_t>(event);
+}
+
+// Whether the stream has passed the event; once it has, the event is destroyed (a failed event,
+// a crashed context, counts as passed: nothing will run after it).
+bool event_passed(std::uintptr_t handle) {
+  auto event = reinterpret_cast<cudaEvent_t>(handle);
+  const cudaError_t status = cudaEventQuery(event);
+  if (status == cudaErrorNotReady) return false;
+  (void)cudaGetLastError();
+  (void)cudaEventDestroy(event);
+  return true;
+}
+
+// The lowest layer, for the benchmark: the same binary call `times` times, its arguments taken
+// once, so that what is timed is the C++ call alone.
+void repeat_add(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream,
+                int times) {
+  const array a = take(a_, "a", false), b = take(b_, "b", false), out = take(out_, "out", true);
+  const auto p = policy("add", which, stream);
+  const auto x = a.in<float>(), y = b.in<float>();
+  const auto z = out.out<float>();
+  device_scope device("add", {&a, &b, &out});
+  without_gil([&] {
+    for (int i = 0; i < times; ++i) prism::add(p, x, y, z);
+  });
+}
+
+}  // namespace
+}  // namespace prism::python
+
+NB_MODULE(_prism, m) {
+  namespace py = prism::python;
+  using namespace nanobind::literals;
+  m.doc() = "prism's compiled layer: use the functions of prism_primitives instead";
+  m.attr("version") = PRISM_VERSION_STRING;
+  m.def("gpu_available", &prism::gpu_available);
+  m.def("record_event", &py::record_event, "device"_a, "stream"_a);
+  m.def("event_passed", &py::event_passed, "event"_a);
+  m.def("repeat_add", &py::repeat_add, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a, "times"_a);
+  py::bind_elementwise(m);
+  py::bind_reduce(m);
+  py::bind_scan(m);
+}

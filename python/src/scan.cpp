@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scan family from Python: scans (sum, min, max; by key), and the selections whose count comes
+// back returned (the call waits) or into a one-element int64/uint64 array (nothing waits).
+#include "arrays.hpp"
+
+#include <prism/scan.hpp>
+
+#include <string>
+
+namespace prism::python {
+namespace {
+
+prism::scan_op scan_op_from(const std::string& op) {
+  if (op == "sum") return scan_op::sum;
+  if (op == "min") return scan_op::min;
+  if (op == "max") return scan_op::max;
+  throw std::invalid_argument("prism: unknown scan operation '" + op + "' (sum, min, max)");
+}
+
+// Runs f(type_tag<T>{}) for a value type the family is compiled for.
+template <class F>
+decltype(auto) for_values(const char* algorithm, const array& values, F&& f) {
+  return visit(values.type, [&](auto tag) -> nb::object {
+    using T = typename decltype(tag)::type;
+    if constexpr (prism::scan_element<T>) {
+      return f(tag);
+    } else {
+      throw std::invalid_argument(std::string("prism.") + algorithm + ": not offered for " + name(values.type));
+    }
+  });
+}
+template <class F>
+decltype(auto) for_keys(const char* algorithm, const array& keys, F&& f) {
+  return visit(keys.type, [&](auto tag) -> nb::object {
+    using K = typename decltype(tag)::type;
+    if constexpr (prism::key_element<K>) {
+      return f(tag);
+    } else {
+      throw std::invalid_argument(std::string("prism.") + algorithm + ": keys of " + name(keys.type) +
+                                  " are not offered (int32, int64, uint32, uint64)");
+    }
+  });
+}
+
+// An index or a count: an int64 or uint64 array, seen as size_t or uint64_t.
+template <class R>
+prism::span<R> count_span(const array& a) {
+  if (a.type != element::i64 && a.type != element::u64)
+    throw std::invalid_argument(std::string("prism: ") + a.role + " is " + name(a.type) + ", expected int64 or uint64");
+  return a.out_as<R>(a.size);
+}
+
+prism::span<const std::uint8_t> flag_bytes(const array& flags) {
+  if (flags.type != element::u8 && flags.type != element::boolean)
+    throw std::invalid_argument(std::string("prism: flags is ") + name(flags.type) + ", expected bool or uint8");
+  return {static_cast<const std::uint8_t*>(flags.data), flags.size};
+}
+
+// The optional count argument.
+std::optional<array> optional_count(nb::handle count) {
+  if (count.is_none()) return std::nullopt;
+  return take(count, "count", true);
+}
+
+// A selection's count: returned (count is None) or into count[0].
+template <class Entry>
+nb::object count_of(const std::optional<array>& count, Entry entry) {
+  if (!count) {
+    const std::size_t n = without_gil([&] { return entry(static_cast<prism::span<std::size_t>*>(nullptr)); });
+    return nb::int_(n);
+  }
+  prism::span<std::size_t> c = count_span<std::size_t>(*count);
+  without_gil([&] { entry(&c); });
+  return nb::none();
+}
+
+void scan(const std::string& kind, const std::string& op, nb::handle x_, nb::handle out_, const std::string& which,
+          std::uintptr_t stream) {
+  const scan_op o = scan_op_from(op);
+  const char* algorithm = kind == "exclusive" ? "exclusive_scan" : "inclusive_scan";
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy(algorithm, which, stream);
+  for_values(algorithm, out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = x.in<T>();
+    const auto r = out.out<T>();
+    device_scope device(algorithm, {&x, &out});
+    without_gil([&] {
+      if (kind == "exclusive") prism::exclusive_scan(p, in, r, o);
+      else prism::inclusive_scan(p, in, r, o);
+    });
+    return nb::none();
+  });
+}
+
+void scan_by_key(const std::string& kind, nb::handle keys_, nb::handle x_, nb::handle out_, const std::string& which,
+                 std::uintptr_t stream) {
+  const char* algorithm = kind == "exclusive" ? "exclusive_scan_by_key" : "inclusive_scan_by_key";
+  const array keys = take(keys_, "keys", false), x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy(algorithm, which, stream);
+  for_keys(algorithm, keys, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    return for_values(algorithm, out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto k = keys.in<K>();
+      const auto in = x.in<T>();
+      const auto r = out.out<T>();
+      device_scope device(algorithm, {&keys, &x, &out});
+      without_gil([&] {
+        if (kind == "exclusive") prism::exclusive_scan_by_key(p, k, in, r);
+        else prism::inclusive_scan_by_key(p, k, in, r);
+      });
+      return nb::none();
+    });
+  });
+}
+
+nb::object select(const std::string& which_selection, nb::handle values_, nb::handle flags_, nb::handle out_,
+                  nb::handle count_, const std::string& which, std::uintptr_t stream) {
+  const bool compact = which_selection == "compact";
+  const char* algorithm = compact ? "compact" : "partition";
+  const array values = take(values_, "values", false), flags = take(flags_, "flags", false),
+              out = take(out_, "out", true);
+  const auto count = optional_count(count_);
+  const auto p = policy(algorithm, which, stream);
+  const auto f = flag_bytes(flags);
+  return for_values(algorithm, out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = values.in<T>();
+    const auto r = out.out<T>();
+    device_scope device(algorithm, {&values, &flags, &out, count ? &*count : nullptr});
+    return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+      if (c != nullptr) {
+        compact ? prism::compact(p, in, f, r, *c) : prism::partition(p, in, f, r, *c);
+        return 0;
+      }
+      return compact ? prism::compact(p, in, f, r) : prism::partition(p, in, f, r);
+    });
+  });
+}
+
+nb::object unique(nb::handle values_, nb::handle out_, nb::handle count_, const std::string& which,
+                  std::uintptr_t stream) {
+  const array values = take(values_, "values", false), out = take(out_, "out", true);
+  const auto count = optional_count(count_);
+  const auto p = policy("unique", which, stream);
+  return for_values("unique", out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = values.in<T>();
+    const auto r = out.out<T>();
+    device_scope device("unique", {&values, &out, count ? &*count : nullptr});
+    return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+      if (c != nullptr) {
+        prism::unique(p, in, r, *c);
+        return 0;
+      }
+      return prism::unique(p, in, r);
+    });
+  });
+}
+
+nb::object unique_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_out_, nb::handle values_out_,
+                         nb::handle count_, const std::string& which, std::uintptr_t stream) {
+  const array keys = take(keys_, "keys", false), values = take(values_, "values", false),
+              keys_out = take(keys_out_, "keys_out", true), values_out = take(values_out_, "values_out", true);
+  const auto count = optional_count(count_);
+  const auto p = policy("unique_by_key", which, stream);
+  return for_keys("unique_by_key", keys, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    return for_values("unique_by_key", values_out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto k = keys.in<K>();
+      const auto v = values.in<T>();
+      const auto ko = keys_out.out<K>();
+      const auto vo = values_out.out<T>();
+      device_scope device("unique_by_key", {&keys, &values, &keys_out, &values_out, count ? &*count : nullptr});
+      return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+        if (c != nullptr) {
+          prism::unique_by_key(p, k, v, ko, vo, *c);
+          return 0;
+        }
+        return prism::unique_by_key(p, k, v, ko, vo);
+      });
+    });
+  });
+}
+
+nb::object run_length_encode(nb::handle values_, nb::handle unique_out_, nb::handle counts_out_, nb::handle count_,
+                             const std::string& which, std::uintptr_t stream) {
+  const array values = take(values_, "values", false), unique_out = take(unique_out_, "unique_out", true),
+              counts_out = take(counts_out_, "counts_out", true);
+  const auto count = optional_count(count_);
+  const auto p = policy("run_length_encode", which, stream);
+  const auto lengths = count_span<std::uint64_t>(counts_out);
+  return for_values("run_length_encode", unique_out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = values.in<T>();
+    const auto u = unique_out.out<T>();
+    device_scope device("run_length_encode", {&values, &unique_out, &counts_out, count ? &*count : nullptr});
+    return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+      if (c != nullptr) {
+        prism::run_length_encode(p, in, u, lengths, *c);
+        return 0;
+      }
+      return prism::run_length_encode(p, in, u, lengths);
+    });
+  });
+}
+
+nb::object reduce_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_out_, nb::handle sums_out_,
+                         nb::handle count_, const std::string& which, std::uintptr_t stream) {
+  const array keys = take(keys_, "keys", false), values = take(values_, "values", false),
+              keys_out = take(keys_out_, "keys_out", true), sums_out = take(sums_out_, "sums_out", true);
+  const auto count = optional_count(count_);
+  const auto p = policy("reduce_by_key", which, stream);
+  return for_keys("reduce_by_key", keys, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    return for_values("reduce_by_key", sums_out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto k = keys.in<K>();
+      const auto v = values.in<T>();
+      const auto ko = keys_out.out<K>();
+      const auto so = sums_out.out<T>();
+      device_scope device("reduce_by_key", {&keys, &values, &keys_out, &sums_out, count ? &*count : nullptr});
+      return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+        if (c != nullptr) {
+          prism::reduce_by_key(p, k, v, ko, so, *c);
+          return 0;
+        }
+        return prism::reduce_by_key(p, k, v, ko, so);
+      });
+    });
+  });
+}
+
+}  // namespace
+
+void bind_scan(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("scan", &scan, "kind"_a, "op"_a, "x"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("scan_by_key", &scan_by_key, "kind"_a, "keys"_a, "x"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("select", &select, "which"_a, "values"_a, "flags"_a, "out"_a, "count"_a.none(), "impl"_a, "stream"_a);
+  m.def("unique", &unique, "values"_a, "out"_a, "count"_a.none(), "impl"_a, "stream"_a);
+  m.def("unique_by_key", &unique_by_key, "keys"_a, "values"_a, "keys_out"_a, "values_out"_a, "count"_a.none(),
+        "impl"_a, "stream"_a);
+  m.def("run_length_encode", &run_length_encode, "values"_a, "unique_out"_a, "counts_out"_a, "count"_a.none(),
+        "impl"_a, "stream"_a);
+  m.def("reduce_by_key", &reduce_by_key, "keys"_a, "values"_a, "keys_out"_a, "sums_out"_a, "count"_a.none(),
+        "impl"_a, "stream"_a);
+}
+
+}  // namespace prism::python

@@ -1,0 +1,451 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every function on every kind of array (NumPy here; PyTorch and CuPy CUDA arrays on a GPU), in
+every implementation the kind can run, against NumPy's own results computed in float64 (or
+exactly, for integers and selections), at awkward sizes, with outputs poisoned first."""
+import numpy as np
+import pytest
+
+import prism_primitives as prism
+
+SIZES = [0, 1, 3, 1000, 65537]
+FLOATS = ["float32", "float64"]
+INTEGERS = ["int32", "int64", "uint32", "uint64"]
+EPS = {"float16": 2.0 ** -10, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
+
+
+def values(rng, n, dtype, low=-100, high=100):
+    """Random values of dtype in [low, high) (unsigned: [0, high)), never all equal."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(low, high, n).astype(dtype)
+    if dtype.kind == "u":
+        low = 0
+    return rng.integers(low, high, n).astype(dtype)
+
+
+def poisoned(xp, n, dtype):
+    host = np.full(n, 77, dtype=dtype)
+    return xp.put(host)
+
+
+def check_close(got, expected, dtype, rtol_ulps=2, atol=0.0):
+    """got (of dtype) against a float64 reference rounded to dtype, within a few ulps; integers
+    exactly."""
+    dtype = np.dtype(dtype)
+    got = np.asarray(got)
+    assert got.dtype == dtype
+    if dtype.kind in "iu":
+        np.testing.assert_array_equal(got, np.asarray(expected).astype(dtype))
+        return
+    with np.errstate(over="ignore"):  # past float16's range the reference is inf, as prism's is
+        reference = np.asarray(expected, dtype=np.float64).astype(dtype).astype(np.float64)
+    np.testing.assert_allclose(got.astype(np.float64), reference, rtol=rtol_ulps * EPS[dtype.name],
+                               atol=atol)
+
+
+# ---- element-wise ---------------------------------------------------------------------------------
+
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "minimum": np.minimum,
+    "maximum": np.maximum,
+}
+
+
+@pytest.mark.parametrize("op", list(BINARY) + ["div"])
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS + ["float16"])
+def test_binary(xp, rng, op, dtype):
+    for n in SIZES:
+        a, b = values(rng, n, dtype), values(rng, n, dtype)
+        if op == "div":
+            b[b == 0] = 1  # prism gives 0 for x / 0; tested on its own below
+        if op in ("sub",) and np.dtype(dtype).kind == "u":
+            a, b = np.maximum(a, b), np.minimum(a, b)
+        wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+        if op == "div":
+            expected = np.trunc(wide_a / wide_b) if np.dtype(dtype).kind in "iu" else wide_a / wide_b
+        else:
+            expected = BINARY[op](wide_a, wide_b)
+        da, db = xp.put(a), xp.put(b)
+        for impl in xp.implementations:
+            out = poisoned(xp, n, dtype)
+            result = getattr(prism, op)(da, db, out=out, impl=impl)
+            assert result is out
+            check_close(xp.get(out), expected, dtype)
+        allocated = getattr(prism, op)(da, db)  # the input's kind of array
+        assert type(allocated) is type(da)
+        check_close(xp.get(allocated), expected, dtype)
+
+
+def test_integer_division_by_zero(xp):
+    a = xp.put(np.array([7, -7, 5], np.int32))
+    b = xp.put(np.array([0, 2, 0], np.int32))
+    np.testing.assert_array_equal(xp.get(prism.div(a, b)), [0, -3, 0])
+
+
+UNARY = {
+    "negate": (lambda x: -x, -100, 100, "signed"),
+    "abs": (np.abs, -100, 100, "signed"),
+    "relu": (lambda x: np.maximum(x, 0), -100, 100, "signed"),
+    "square": (lambda x: x * x, -100, 100, "all"),
+    "copy": (lambda x: x, -100, 100, "all"),
+    "sqrt": (np.sqrt, 0, 100, "float"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), 0.01, 100, "float"),
+    "exp": (np.exp, -4, 4, "float"),
+    "log": (np.log, 0.01, 100, "float"),
+    "sin": (np.sin, -4, 4, "float"),
+    "cos": (np.cos, -4, 4, "float"),
+    "tanh": (np.tanh, -4, 4, "float"),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), -8, 8, "float"),
+}
+
+
+@pytest.mark.parametrize("op", list(UNARY))
+@pytest.mark.parametrize("dtype", FLOATS + ["int32", "int64", "uint32"])
+def test_unary(xp, rng, op, dtype):
+    reference, low, high, types = UNARY[op]
+    kind = np.dtype(dtype).kind
+    offered = types == "all" or (types == "signed" and kind in "fi") or (types == "float" and kind == "f")
+    for n in SIZES:
+        x = values(rng, n, dtype, low, high)
+        dx = xp.put(x)
+        if not offered:
+            with pytest.raises(ValueError, match="not offered"):
+                getattr(prism, op)(dx, xp.put(np.empty(n, dtype)))
+            return
+        # The GPU math functions are CUDA's: within 2 ulp; the rest are exact.
+        ulps = 4 if types == "float" else 1
+        for impl in xp.implementations:
+            out = poisoned(xp, n, dtype)
+            assert getattr(prism, op)(dx, out=out, impl=impl) is out
+            check_close(xp.get(out), reference(x.astype(np.float64)), dtype, ulps,
+                        atol=EPS[dtype] if kind == "f" else 0)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
+def test_scalar_operations(xp, rng, dtype):
+    integer = np.dtype(dtype).kind in "iu"
+    for n in SIZES:
+        x, y = values(rng, n, dtype, 0, 50), values(rng, n, dtype, 0, 50)
+        dx, dy = xp.put(x), xp.put(y)
+        wx, wy = x.astype(np.float64), y.astype(np.float64)
+        alpha, beta = (3, 2) if integer else (2.5, -0.5)
+        check_close(xp.get(prism.scale(alpha, dx)), alpha * wx, dtype)
+        check_close(xp.get(prism.clamp(dx, 10, 30)), np.clip(wx, 10, 30), dtype)
+        # alpha x and beta y may cancel: the error is bounded by their sizes, not the result's.
+        cancel = 0 if integer else 4 * EPS[dtype] * (abs(alpha) + abs(beta)) * 50
+        check_close(xp.get(prism.axpby(alpha, dx, beta, dy)), alpha * wx + beta * wy, dtype, 2, cancel)
+        check_close(xp.get(prism.fma(dx, dy, dx)), wx * wy + wx, dtype, 1)
+        condition = rng.integers(0, 2, n).astype(bool)
+        check_close(xp.get(prism.where(xp.put(condition), dx, dy)), np.where(condition, wx, wy), dtype)
+        target = xp.put(y.copy())
+        assert prism.axpy(alpha, dx, target) is target
+        check_close(xp.get(target), alpha * wx + wy, dtype, 2)
+        out = poisoned(xp, n, dtype)
+        check_close(xp.get(prism.fill(out, 7)), np.full(n, 7.0), dtype)
+        check_close(xp.get(prism.sequence(out, 1, 2)), 1 + 2 * np.arange(n, dtype=np.float64), dtype)
+
+
+def test_half_precision(xp, rng):
+    x = values(rng, 1001, "float16", -4, 4)
+    got = xp.get(prism.exp(xp.put(x)))
+    check_close(got, np.exp(x.astype(np.float32)).astype(np.float64), "float16", 2)
+
+
+@pytest.mark.parametrize("source,target", [("float32", "float64"), ("float64", "float32"),
+                                           ("float32", "int32"), ("int64", "float64"),
+                                           ("float32", "float16"), ("int32", "int64")])
+def test_cast(xp, rng, source, target):
+    x = values(rng, 1001, source, -1000, 1000)
+    expected = np.trunc(x.astype(np.float64)) if np.dtype(target).kind in "iu" else x
+    got = prism.cast(xp.put(x), target)
+    check_close(xp.get(got), expected, target, 1)
+    out = poisoned(xp, 1001, target)
+    assert prism.cast(xp.put(x), out=out) is out
+    check_close(xp.get(out), expected, target, 1)
+
+
+# ---- reductions -------------------------------------------------------------------------------------
+
+def value_of(xp, result):
+    """A reduction's result as a host scalar (NumPy scalars as they are, 0-d GPU arrays read)."""
+    return result if isinstance(result, (np.generic, int, float, tuple)) else xp.get(result)[()]
+
+
+def sum_tolerance(x, dtype):
+    n = len(x)
+    return EPS.get(np.dtype(dtype).name, 0) * (4 * np.sqrt(n) + 8) * np.sum(np.abs(x.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
+def test_sum_product_dot(xp, rng, dtype):
+    integer = np.dtype(dtype).kind in "iu"
+    wide = np.dtype("int64" if np.dtype(dtype).kind == "i" else "uint64" if integer else dtype)
+    for n in SIZES:
+        x, y = values(rng, n, dtype), values(rng, n, dtype)
+        dx, dy = xp.put(x), xp.put(y)
+        for impl in xp.implementations:
+            s = prism.sum(dx, impl=impl)
+            if integer:
+                assert value_of(xp, s) == np.sum(x.astype(wide), dtype=wide)
+            else:
+                assert abs(value_of(xp, s) - np.sum(x.astype(np.float64))) <= sum_tolerance(x, dtype)
+            out = xp.put(np.full(1, 77, wide))
+            assert prism.sum(dx, out=out, impl=impl) is out
+            assert abs(float(xp.get(out)[0]) - float(value_of(xp, s))) <= sum_tolerance(x, dtype)
+            if np.dtype(dtype).kind == "u":
+                continue  # product and dot are offered for signed types
+            d = prism.dot(dx, dy, impl=impl)
+            expected = np.dot(x.astype(np.float64), y.astype(np.float64))
+            if integer:
+                assert value_of(xp, d) == np.dot(x.astype(np.int64), y.astype(np.int64))
+            else:
+                assert abs(value_of(xp, d) - expected) <= sum_tolerance(x * y, dtype)
+            small = (values(rng, n, dtype, 98, 102) / 100).astype(dtype) if not integer else \
+                values(rng, n, dtype, -2, 3)
+            p = value_of(xp, prism.product(xp.put(small), impl=impl))
+            if integer:
+                assert p == np.prod(small.astype(np.int64))
+            else:
+                np.testing.assert_allclose(p, np.prod(small.astype(np.float64)), rtol=EPS[dtype] * (4 * n + 8))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
+def test_extrema(xp, rng, dtype):
+    for n in SIZES[1:]:
+        x = values(rng, n, dtype)
+        dx = xp.put(x)
+        for impl in xp.implementations:
+            assert value_of(xp, prism.min(dx, impl=impl)) == x.min()
+            assert value_of(xp, prism.max(dx, impl=impl)) == x.max()
+            assert value_of(xp, prism.argmin(dx, impl=impl)) == np.argmin(x)
+            assert value_of(xp, prism.argmax(dx, impl=impl)) == np.argmax(x)
+            pair = prism.minmax(dx, impl=impl)
+            pair = pair if isinstance(pair, tuple) else tuple(xp.get(pair))
+            assert pair == (x.min(), x.max())
+            out = xp.put(np.full(1, 77, np.int64))
+            prism.argmax(dx, out=out, impl=impl)
+            assert xp.get(out)[0] == np.argmax(x)
+            assert value_of(xp, prism.count(dx, x[0], impl=impl)) == np.count_nonzero(x == x[0])
+            assert value_of(xp, prism.count_if(dx, "<", x[n // 2], impl=impl)) == np.count_nonzero(x < x[n // 2])
+            assert prism.any(dx, ">", x.max(), impl=impl) is False
+            assert prism.all(dx, "<=", x.max(), impl=impl) is True
+    empty = xp.put(np.empty(0, dtype))
+    for f in (prism.min, prism.max, prism.argmin, prism.argmax, prism.minmax):
+        with pytest.raises(ValueError):
+            f(empty)
+    assert prism.all(empty) is True and prism.any(empty) is False
+
+
+def test_nan_propagates(xp):
+    x = np.array([3, 1, np.nan, 0, np.nan], np.float32)
+    dx = xp.put(x)
+    assert np.isnan(value_of(xp, prism.min(dx)))
+    assert value_of(xp, prism.argmax(dx)) == 2
+
+
+@pytest.mark.parametrize("dtype", FLOATS + ["int32", "int64"])
+def test_moments_and_norms(xp, rng, dtype):
+    real = "float32" if dtype == "float32" else "float64"
+    for n in SIZES[1:]:
+        x = values(rng, n, dtype)
+        w = x.astype(np.float64)
+        dx = xp.put(x)
+        for impl in xp.implementations:
+            tolerance = 64 * EPS[real] * np.sqrt(n) * (np.abs(w).max() + 1)
+            assert abs(value_of(xp, prism.mean(dx, impl=impl)) - w.mean()) <= tolerance
+            assert abs(value_of(xp, prism.variance(dx, impl=impl)) - w.var()) <= tolerance * (np.abs(w).max() + 1)
+            assert abs(value_of(xp, prism.stddev(dx, impl=impl)) - w.std()) <= tolerance * 4
+            if dtype in FLOATS:
+                assert abs(value_of(xp, prism.norm1(dx, impl=impl)) - np.abs(w).sum()) <= sum_tolerance(x, dtype)
+                assert abs(value_of(xp, prism.norm2(dx, impl=impl)) - np.linalg.norm(w)) <= \
+                    sum_tolerance(x, dtype)
+                assert value_of(xp, prism.norm_inf(dx, impl=impl)) == np.abs(x).max()
+
+
+# ---- scans and selections -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+def test_scans(xp, rng, dtype, op):
+    integer = np.dtype(dtype).kind in "iu"
+    for n in SIZES:
+        x = values(rng, n, dtype)
+        dx = xp.put(x)
+        if op == "sum":
+            inclusive = np.cumsum(x, dtype=dtype) if integer else np.cumsum(x.astype(np.float64))
+            identity = 0
+        else:
+            accumulate = np.minimum.accumulate if op == "min" else np.maximum.accumulate
+            inclusive = accumulate(x)
+            info = np.iinfo(dtype) if integer else None
+            identity = (info.max if op == "min" else info.min) if integer else (np.inf if op == "min" else -np.inf)
+        exclusive = np.concatenate([np.array([identity], dtype=inclusive.dtype), inclusive[:-1]])[:n]
+        bound = (EPS.get(dtype, 0) * 4 * np.sqrt(np.arange(1, n + 1)) * np.cumsum(np.abs(x.astype(np.float64)))
+                 if op == "sum" and not integer else 0)
+        for impl in xp.implementations:
+            for scan, expected in ((prism.inclusive_scan, inclusive), (prism.exclusive_scan, exclusive)):
+                out = poisoned(xp, n, dtype)
+                assert scan(dx, out, op=op, impl=impl) is out
+                got = xp.get(out)
+                if integer or op != "sum":
+                    np.testing.assert_array_equal(got, np.asarray(expected).astype(dtype))
+                else:
+                    assert np.all(np.abs(got.astype(np.float64) - expected) <= bound + EPS[dtype] * 4)
+
+
+def runs_of(rng, n, dtype="int32"):
+    """Sorted keys in runs of random length."""
+    return np.sort(rng.integers(0, max(n // 4, 1), n)).astype(dtype)
+
+
+def test_scans_by_key(xp, rng):
+    for n in SIZES:
+        keys = runs_of(rng, n)
+        x = values(rng, n, "int64")
+        starts = np.r_[True, keys[1:] != keys[:-1]][:n] if n else np.zeros(0, bool)
+        run = np.cumsum(starts) - 1
+        total = np.cumsum(x)
+        before = np.r_[0, total][np.flatnonzero(starts)] if n else np.zeros(0, np.int64)
+        inclusive = total - before[run] if n else total
+        exclusive = inclusive - x
+        for impl in xp.implementations:
+            np.testing.assert_array_equal(xp.get(prism.inclusive_scan_by_key(xp.put(keys), xp.put(x), impl=impl)),
+                                          inclusive)
+            np.testing.assert_array_equal(xp.get(prism.exclusive_scan_by_key(xp.put(keys), xp.put(x), impl=impl)),
+                                          exclusive)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint32"])
+def test_selections(xp, rng, dtype):
+    for n in SIZES:
+        v = values(rng, n, dtype)
+        flags = rng.integers(0, 2, n).astype(bool)
+        dv, dflags = xp.put(v), xp.put(flags)
+        for impl in xp.implementations:
+            np.testing.assert_array_equal(xp.get(prism.compact(dv, dflags, impl=impl)), v[flags])
+            out, kept = prism.partition(dv, dflags, impl=impl)
+            assert kept == np.count_nonzero(flags)
+            np.testing.assert_array_equal(xp.get(out), np.concatenate([v[flags], v[~flags]]))
+            # The count into an array: nothing waits, the whole output comes back.
+            count = xp.put(np.full(1, 77, np.int64))
+            out = poisoned(xp, n, dtype)
+            assert prism.compact(dv, xp.put(flags.astype(np.uint8)), out, count=count, impl=impl) is out
+            kept = int(xp.get(count)[0])
+            np.testing.assert_array_equal(xp.get(out)[:kept], v[flags])
+
+            runs = np.repeat(v[: (n + 2) // 3], 3)[:n] if n else v
+            first = np.r_[True, runs[1:] != runs[:-1]][:n] if n else np.zeros(0, bool)
+            np.testing.assert_array_equal(xp.get(prism.unique(xp.put(runs), impl=impl)), runs[first])
+            unique, lengths = prism.run_length_encode(xp.put(runs), impl=impl)
+            np.testing.assert_array_equal(xp.get(unique), runs[first])
+            np.testing.assert_array_equal(xp.get(lengths), np.diff(np.r_[np.flatnonzero(first), n]))
+
+
+def test_by_key_selections(xp, rng):
+    for n in SIZES:
+        keys = runs_of(rng, n, "int64")
+        v = values(rng, n, "float64")
+        first = np.r_[True, keys[1:] != keys[:-1]][:n] if n else np.zeros(0, bool)
+        starts = np.flatnonzero(first)
+        for impl in xp.implementations:
+            k, u = prism.unique_by_key(xp.put(keys), xp.put(v), impl=impl)
+            np.testing.assert_array_equal(xp.get(k), keys[first])
+            np.testing.assert_array_equal(xp.get(u), v[first])
+            k, s = prism.reduce_by_key(xp.put(keys), xp.put(v), impl=impl)
+            np.testing.assert_array_equal(xp.get(k), keys[first])
+            expected = np.add.reduceat(v, starts) if n else v
+            np.testing.assert_allclose(xp.get(s), expected, rtol=1e-12, atol=1e-9)
+
+
+# ---- errors: refused before anything changes ----------------------------------------------------------------
+
+def test_errors(xp):
+    a, b = xp.put(np.arange(8, dtype=np.float32)), xp.put(np.ones(8, np.float32))
+    out = xp.put(np.full(8, 77, np.float32))
+
+    def unchanged():
+        np.testing.assert_array_equal(xp.get(out), np.full(8, 77, np.float32))
+
+    with pytest.raises(ValueError, match="not contiguous"):
+        prism.add(a, b, out=xp.put(np.zeros(16, np.float32))[::2])
+    with pytest.raises(ValueError, match="a is float32, expected float64"):
+        prism.add(a, b, out=xp.put(np.zeros(8, np.float64)))  # the output's type decides
+    with pytest.raises(ValueError, match="a is float64, expected float32"):
+        prism.add(xp.put(np.zeros(8, np.float64)), b, out=out)  # inputs are not converted
+    with pytest.raises(ValueError):
+        prism.add(a, xp.put(np.ones(7, np.float32)), out=out)  # sizes differ
+    unchanged()
+    with pytest.raises(ValueError, match="unknown impl"):
+        prism.add(a, b, out=out, impl="fastest")
+    with pytest.raises(ValueError):
+        prism.sum(a, impl="raw_naive")  # not one of the reduction's implementations
+    with pytest.raises(ValueError):
+        prism.add(a, b, out=out, impl="cpu" if xp.gpu else "raw")  # memory in the wrong place
+    unchanged()
+    with pytest.raises(ValueError, match="not an array"):
+        prism.add([1.0] * 8, b, out=out)
+    with pytest.raises(ValueError, match="lo is greater than hi"):
+        prism.clamp(a, 3, 1, out=out)
+    with pytest.raises(ValueError, match="integer"):
+        prism.fill(xp.put(np.zeros(4, np.int32)), 2.5)
+    with pytest.raises(ValueError, match="not offered"):
+        prism.sum(xp.put(np.ones(4, np.float16)))
+    buffer = xp.put(np.zeros(16, np.float32))
+    with pytest.raises(ValueError):
+        prism.add(buffer[:8], b, out=buffer[4:12])  # overlaps an input without being it
+    unchanged()
+    # In place is allowed.
+    c = xp.put(np.arange(8, dtype=np.float32))
+    prism.add(c, b, out=c)
+    np.testing.assert_array_equal(xp.get(c), np.arange(8) + 1)
+
+
+def test_read_only_output_refused():
+    out = np.zeros(4, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        prism.add(np.ones(4, np.float32), np.ones(4, np.float32), out=out)
+    np.testing.assert_array_equal(out, 0)
+
+
+def test_read_only_input_accepted():
+    a = np.arange(4, dtype=np.float32)
+    a.flags.writeable = False
+    np.testing.assert_array_equal(prism.add(a, a), [0, 2, 4, 6])
+
+
+def test_multidimensional_contiguous(xp, rng):
+    x = values(rng, 24, "float32").reshape(2, 3, 4)
+    got = prism.add(xp.put(x), xp.put(x))
+    assert tuple(got.shape) == (2, 3, 4)
+    check_close(xp.get(got), 2 * x.astype(np.float64), "float32")
+    with pytest.raises(ValueError, match="not contiguous"):
+        prism.sum(xp.put(x).transpose(2, 1, 0) if xp.name != "torch" else xp.put(x).permute(2, 1, 0))
+
+
+def test_threads_on_the_host(rng):
+    """Several Python threads at once on NumPy arrays: prism runs without the GIL."""
+    import threading
+    inputs = [values(rng, 100_001, "float64") for _ in range(8)]
+    results, errors = [None] * 8, []
+
+    def work(k):
+        try:
+            for _ in range(10):
+                results[k] = (prism.scale(2.0, inputs[k]), prism.sum(inputs[k]), prism.inclusive_scan(inputs[k]))
+        except Exception as error:  # reported in the main thread
+            errors.append(error)
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not errors, errors
+    for k, (scaled, total, scan) in enumerate(results):
+        np.testing.assert_array_equal(scaled, 2 * inputs[k])
+        assert abs(total - inputs[k].sum()) <= sum_tolerance(inputs[k], "float64")
+        np.testing.assert_allclose(scan, np.cumsum(inputs[k]), rtol=1e-9, atol=1e-6)
