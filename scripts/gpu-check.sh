@@ -27,6 +27,8 @@
 # '/(1024|268435456)/' for two sizes); PRISM_BENCH_FILTER=quick stands for a subset that runs in
 # well under a minute: add, exp, fill and the sum, argmax and dot reductions, float, at 2^10 and
 # 2^28 (and every call_cost row). PRISM_BENCH_TYPES (see bench/harness.hpp) adds types, e.g. all.
+# PRISM_SANITIZE_ONLY, if set, names the test binaries the sanitize stage runs ("test_scan
+# test_core"); PRISM_SANITIZE_TIMEOUT is each (tool, binary) pair's limit in seconds (540).
 # PRISM_BENCH_SUITES, if set, names the suites to run ("elementwise reduce"; "peers" is the peers
 # script, "report" the tables, "scale" the scaling runs), so that a long stage can be split over
 # several runs.
@@ -88,7 +90,9 @@ stage_sanitize() {
   local logs=() pids=() failed=0
   local on_purpose='*Huge*:*CallersPendingError*:*AllocationFailure*:*NoDevice*'
   local repeats='*HostThreads*:*StreamsDestroyed*:*Deterministic*:*SteadyState*'
+  local only=${PRISM_SANITIZE_ONLY:-} limit=${PRISM_SANITIZE_TIMEOUT:-540}
   for binary in "$build"/test/test_*; do
+    [ -z "$only" ] || [[ " $only " == *" ${binary##*/} "* ]] || continue
     for tool in memcheck racecheck synccheck initcheck; do
       local filter="$gpu_tests:-$on_purpose"
       # racecheck is for shared-memory hazards inside kernels: the sharded scans run the scan
@@ -100,7 +104,7 @@ stage_sanitize() {
       fi
       log="$out/.sanitize-$tool-${binary##*/}.log"
       logs+=("$log")
-      timeout 540 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
         "$binary" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
       pids+=($!)
     done
