@@ -162,7 +162,9 @@ void check_sort(impl which, const std::vector<T>& keys, sort_order order, bool i
   synchronize(which);
   const auto want = permuted(keys, reference_order(keys, order));
   ASSERT_TRUE(same_bits(in_place ? x.values() : out.values(), want));
-  if (!in_place) ASSERT_TRUE(same_bits(x.values(), keys)) << "the input changed";
+  if (!in_place) {
+    ASSERT_TRUE(same_bits(x.values(), keys)) << "the input changed";
+  }
 }
 
 const std::size_t test_sizes[] = {0, 1, 3, 1000, 4099, 12289};

@@ -93,7 +93,9 @@ TEST_P(GenericSort, StableWithTheCallersComparator) {
           std::stable_sort(want.begin(), want.end(), by_key{});
         }
         ASSERT_EQ(in_place ? x.values() : out.values(), want);
-        if (!in_place) ASSERT_EQ(x.values(), in) << "the input changed";
+        if (!in_place) {
+          ASSERT_EQ(x.values(), in) << "the input changed";
+        }
       }
     }
   }

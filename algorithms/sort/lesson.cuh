@@ -8,13 +8,13 @@
 // passes is 32 / (bits per digit). So the stages are judged by passes x keys moved per pass:
 //
 //   stage                 digit  passes  keys moved per pass              kernels per pass
-//   1 one_bit_split       1      32      3n (count, scatter reads again)   3
-//   2 four_bit_counts     4       8      3n                                3
-//   3 eight_bit_ranked    8       4      3n, the writes coalesced          3
+//   1 one_bit_split       1      32      3n (count, scatter reads again)   5 (count, scan x3, scatter)
+//   2 four_bit_counts     4       8      3n                                5
+//   3 eight_bit_ranked    8       4      3n, the writes coalesced          5
 //   4 onesweep            8       4      2n (+ n once, for all counts)     1 (+ a memset)
 //
 // Stages 1 to 3 share one shape: a counting kernel counts each block's keys of each digit
-// (digit-major: counts[digit][block]); one block scans those counts, so that counts[d][b] becomes
+// (digit-major: counts[digit][block]); a scan of those counts (three small kernels) makes counts[d][b]
 // where block b's keys of digit d start in the output (every key of a smaller digit, then digit d
 // of the blocks before b); a scatter kernel sends each key to its block's start for its digit plus
 // its rank among the block's keys of that digit. In stages 1 and 2 a block of 256 keys ranks by
@@ -56,22 +56,55 @@ __global__ void count_digits_kernel(const std::uint32_t* keys, std::size_t n, un
   for (unsigned d = threadIdx.x; d < digits; d += blockDim.x) counts[std::size_t(d) * blocks + blockIdx.x] = count[d];
 }
 
-// The exclusive scan of m counts by one block of 1024 threads: each thread adds up its chunk, the
-// chunks' sums are scanned across the block, each thread rewrites its chunk. m is at most
-// 256 x (2^32 / 4096), so one block does; it reads the counts twice, which are 1/16 of the keys
-// or fewer.
-__global__ void scan_counts_kernel(unsigned* counts, std::size_t m) {
+// The exclusive scan of the m counts, in three kernels (reduce, then scan, then scan again with
+// the prefixes: the scan lesson's stage 5): each block of 256 threads sums a segment of 4096
+// counts; one block scans those sums; each block rewrites its segment with its prefix added.
+inline constexpr unsigned segment_items = 16;
+inline constexpr unsigned segment = block_size * segment_items;
+
+__global__ void __launch_bounds__(block_size) segment_sums_kernel(const unsigned* counts, std::size_t m, unsigned* sums) {
+  const std::size_t base = std::size_t{blockIdx.x} * segment;
+  unsigned sum = 0;
+  for (unsigned k = 0; k < segment_items; ++k) {
+    const std::size_t i = base + k * block_size + threadIdx.x;  // coalesced
+    if (i < m) sum += counts[i];
+  }
+  unsigned total;
+  (void)detail::block_exclusive_scan(sum, add{}, total);
+  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+// One block of 1024 threads scans the segment sums (m / 4096 of them): each thread a contiguous
+// chunk, the chunks' sums across the block, each chunk rewritten.
+__global__ void scan_sums_kernel(unsigned* sums, std::size_t m) {
   const std::size_t chunk = (m + blockDim.x - 1) / blockDim.x;
   const std::size_t begin = threadIdx.x * chunk, end = begin + chunk < m ? begin + chunk : m;
   unsigned sum = 0;
-  for (std::size_t i = begin; i < end; ++i) sum += counts[i];
+  for (std::size_t i = begin; i < end; ++i) sum += sums[i];
   unsigned total;
   const detail::maybe<unsigned> before = detail::block_exclusive_scan(sum, add{}, total);
   unsigned running = before.present ? before.value : 0u;
   for (std::size_t i = begin; i < end; ++i) {
-    const unsigned c = counts[i];
-    counts[i] = running;
+    const unsigned c = sums[i];
+    sums[i] = running;
     running += c;
+  }
+}
+
+__global__ void __launch_bounds__(block_size)
+    segment_scan_kernel(unsigned* counts, std::size_t m, const unsigned* prefixes) {
+  const std::size_t first = std::size_t{blockIdx.x} * segment + threadIdx.x * segment_items;
+  unsigned c[segment_items], sum = 0;
+  for (unsigned k = 0; k < segment_items; ++k) {
+    c[k] = first + k < m ? counts[first + k] : 0u;
+    sum += c[k];
+  }
+  unsigned total;
+  const detail::maybe<unsigned> before = detail::block_exclusive_scan(sum, add{}, total);
+  unsigned running = prefixes[blockIdx.x] + (before.present ? before.value : 0u);
+  for (unsigned k = 0; k < segment_items; ++k) {
+    if (first + k < m) counts[first + k] = running;
+    running += c[k];
   }
 }
 
@@ -106,11 +139,14 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
   const std::size_t blocks = (n + per_block - 1) / per_block;
   const std::size_t keys_bytes = detail::radix::round256(n * sizeof(std::uint32_t));
   const std::size_t counts_count = std::size_t{digits} * blocks;
-  const scratch lease = acquire_scratch(keys_bytes + counts_count * sizeof(unsigned), detail::with_explicit_stream(policy),
-                                        algorithm);
+  const std::size_t counts_bytes = detail::radix::round256(counts_count * sizeof(unsigned));
+  const std::size_t segments = (counts_count + segment - 1) / segment;
+  const scratch lease = acquire_scratch(keys_bytes + counts_bytes + segments * sizeof(unsigned),
+                                        detail::with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());
   auto* alt = reinterpret_cast<std::uint32_t*>(memory);
   auto* counts = reinterpret_cast<unsigned*>(memory + keys_bytes);
+  auto* sums = reinterpret_cast<unsigned*>(memory + keys_bytes + counts_bytes);
   const cudaStream_t stream = policy.stream();
   for (unsigned p = 0; p < passes; ++p) {
     const std::uint32_t* from = p == 0 ? in : (p % 2 == 1 ? alt : out);
@@ -118,7 +154,11 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
     const unsigned shift = p * Bits;
     detail::launch(algorithm, "count_digits_kernel", count_digits_kernel<Bits>, static_cast<unsigned>(blocks),
                    block_size, stream, from, n, shift, per_block, counts, static_cast<unsigned>(blocks));
-    detail::launch(algorithm, "scan_counts_kernel", scan_counts_kernel, 1, 1024, stream, counts, counts_count);
+    detail::launch(algorithm, "segment_sums_kernel", segment_sums_kernel, static_cast<unsigned>(segments), block_size,
+                   stream, static_cast<const unsigned*>(counts), counts_count, sums);
+    detail::launch(algorithm, "scan_sums_kernel", scan_sums_kernel, 1, 1024, stream, sums, segments);
+    detail::launch(algorithm, "segment_scan_kernel", segment_scan_kernel, static_cast<unsigned>(segments), block_size,
+                   stream, counts, counts_count, static_cast<const unsigned*>(sums));
     if constexpr (Bits == 8) {
       detail::radix::pass_args<std::uint32_t, std::uint32_t> a{};
       a.keys_in = from;
