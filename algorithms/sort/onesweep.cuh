@@ -334,7 +334,8 @@ __global__ void __launch_bounds__(threads)
 
 // Block p, thread d: where digit d of pass p starts in each portion's output, from the counts of
 // every portion ([portion][pass][digit]): the digits below d everywhere, then digit d in the
-// portions before.
+// portions before. (A template, as every kernel in a header: one definition per key size.)
+template <class B>
 __global__ void __launch_bounds__(threads)
     digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base) {
   const unsigned p = blockIdx.x, d = threadIdx.x;
@@ -396,7 +397,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
     launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<B>, grid, threads, stream, keys_in, begin,
            count, kind, descending, counts + q * passes * radix);
   }
-  launch(algorithm, "digit_base_kernel", digit_base_kernel, passes, threads, stream, static_cast<const unsigned*>(counts),
+  launch(algorithm, "digit_base_kernel", digit_base_kernel<B>, passes, threads, stream, static_cast<const unsigned*>(counts),
          static_cast<unsigned>(portions), passes, base);
 
   for (unsigned p = 0; p < passes; ++p) {
