@@ -275,14 +275,14 @@ template <sort_key K, class I>
 void argsort(const execution_policy& policy, span<const K> keys, span<I> indices, sort_order order) {
   const char* algorithm = "argsort";
   require_size(keys.size(), indices.size(), algorithm, "the indices");
-  const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(keys, "the keys"), array_ref::output_of(indices, "the indices")},
-                             2 * keys.size_bytes() + 2 * indices.size_bytes());
   const std::size_t n = keys.size();
-  if (sizeof(I) == 4 && n > (std::size_t{1} << 31)) {
+  if (sizeof(I) == 4 && n > (std::size_t{1} << 31)) {  // a size check, before the others
     throw std::invalid_argument(std::string("prism::argsort: ") + std::to_string(n) +
                                 " keys are more than int32 indices can number (2^31); use int64 indices");
   }
+  const impl which = prepare(algorithm, sort_family, policy,
+                             {array_ref::input(keys, "the keys"), array_ref::output_of(indices, "the indices")},
+                             2 * keys.size_bytes() + 2 * indices.size_bytes());
   if (n == 0) return;
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
