@@ -188,8 +188,10 @@ struct shared_buffer {
 // One pass over one tile: rank, find the digits' places (look-back, or the counting pass's table),
 // scatter through shared memory. LookBack: onesweep (tiles take tickets in the order they start,
 // so every tile one waits for is running); otherwise stage 3 of the lesson (tile = blockIdx.x).
+// At least 4 blocks per SM (64 registers a thread; ptxas spills a word or two): while one block
+// waits in its look-back, the others load and rank.
 template <class B, class V, bool LookBack>
-__global__ void __launch_bounds__(threads) tile_pass_kernel(pass_args<B, V> a) {
+__global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a) {
   constexpr unsigned K = items_per_thread<B>, T = tile_items<B>, warps = threads / 32;
   using X = std::conditional_t<(sizeof(V) > sizeof(B)), V, B>;
   __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the warp's start
@@ -213,27 +215,27 @@ __global__ void __launch_bounds__(threads) tile_pass_kernel(pass_args<B, V> a) {
   const std::size_t end = a.begin + a.count;
   const std::size_t warp_begin = tile_begin + std::size_t(warp) * 32 * K;
 
-  // Keys, warp-striped; a missing key (past the end) gets a digit of its own lane, outside 0..255.
+  // Keys, warp-striped. Digits are recomputed from the keys where needed rather than kept: with 16
+  // keys per thread, registers decide how many blocks share an SM.
   B key[K];
-  unsigned digit[K], position[K];
+  unsigned position[K];
+  const auto valid = [&](unsigned i) { return warp_begin + i * 32 + lane < end; };
 #pragma unroll
-  for (unsigned i = 0; i < K; ++i) {
-    const std::size_t e = warp_begin + i * 32 + lane;
-    const bool valid = e < end;
-    key[i] = valid ? a.keys_in[e] : B(0);
-    digit[i] = valid ? a.digit(key[i]) : radix + lane;
-  }
+  for (unsigned i = 0; i < K; ++i) key[i] = valid(i) ? a.keys_in[warp_begin + i * 32 + lane] : B(0);
+  // A missing key (past the end) gets a digit of its own lane, outside 0..255: a group of one.
+  const auto digit_of = [&](unsigned i) { return valid(i) ? a.digit(key[i]) : radix + lane; };
 
   // Rank within the warp, key by key: each lane's rank among the warp's keys of its digit so far.
   const unsigned lanes_below = (1u << lane) - 1;
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    const unsigned peers = __match_any_sync(0xFFFFFFFFu, digit[i]);
+    const unsigned digit = digit_of(i);
+    const unsigned peers = __match_any_sync(0xFFFFFFFFu, digit);
     const int leader = __ffs(peers) - 1;
     unsigned before = 0;
-    if (lane == unsigned(leader) && digit[i] < radix) {
-      before = warp_counts[warp][digit[i]];
-      warp_counts[warp][digit[i]] = before + __popc(peers);
+    if (lane == unsigned(leader) && digit < radix) {
+      before = warp_counts[warp][digit];
+      warp_counts[warp][digit] = before + __popc(peers);
     }
     before = __shfl_sync(0xFFFFFFFFu, before, leader);
     position[i] = before + __popc(peers & lanes_below);
@@ -263,25 +265,28 @@ __global__ void __launch_bounds__(threads) tile_pass_kernel(pass_args<B, V> a) {
   digit_global[d] = global - local_start;  // modulo 2^64: position j of digit d goes to this + j
   __syncthreads();
 
-  // Keys into shared memory in digit order, then out in that order.
+  // Keys into shared memory in digit order, then out in that order. The digit of each key written
+  // is kept, a byte each, for the values.
   B* keys_shared = exchange.template as<B>();
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    if (digit[i] < radix) {
-      position[i] += digit_local[digit[i]] + warp_counts[warp][digit[i]];
+    if (valid(i)) {
+      const unsigned digit = a.digit(key[i]);
+      position[i] += digit_local[digit] + warp_counts[warp][digit];
       keys_shared[position[i]] = key[i];
     }
   }
   __syncthreads();
   const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
-  unsigned out_digit[K];
+  unsigned out_digits[K / 4] = {};
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     const unsigned j = i * threads + threadIdx.x;
     if (j < in_tile) {
       const B k = keys_shared[j];
-      out_digit[i] = a.digit(k);
-      a.keys_out[digit_global[out_digit[i]] + j] = k;
+      const unsigned digit = a.digit(k);
+      out_digits[i / 4] |= digit << (8 * (i % 4));
+      a.keys_out[digit_global[digit] + j] = k;
     }
   }
   if (a.values_out == nullptr) return;
@@ -291,7 +296,7 @@ __global__ void __launch_bounds__(threads) tile_pass_kernel(pass_args<B, V> a) {
   V* values_shared = exchange.template as<V>();
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    if (digit[i] < radix) {
+    if (valid(i)) {
       const std::size_t e = warp_begin + i * 32 + lane;
       values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
     }
@@ -300,7 +305,7 @@ __global__ void __launch_bounds__(threads) tile_pass_kernel(pass_args<B, V> a) {
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     const unsigned j = i * threads + threadIdx.x;
-    if (j < in_tile) a.values_out[digit_global[out_digit[i]] + j] = values_shared[j];
+    if (j < in_tile) a.values_out[digit_global[(out_digits[i / 4] >> (8 * (i % 4))) & 0xFFu] + j] = values_shared[j];
   }
 }
 
