@@ -22,6 +22,12 @@ samples' bytes read once) beside the histogram suite:
           torch.histc(x, 256, 0, 1, out=h)        cupy.histogram(x, 256, (0, 1))
   Both count a sample equal to the upper end in the last bin ([0, 1], numpy's rule), where prism
   counts [lo, hi); no sample here is 1, so the counts agree. torch.histc counts into float32.
+  sort    torch.sort(x, out=(v, i))               cupy.sort(x)  (a sorted copy; float, int32;
+          (values and int64 indices)              sort_few: 16 distinct keys)
+  argsort torch.argsort(x)                        cupy.argsort(x)  (float)
+Sorts count their bytes as bench/sort.cu does: the keys read and written once per 8-bit pass
+(4 passes of 4-byte keys: 32 bytes per key; argsort 64, as prism's argsort rows with their int32
+indices), whatever the peer writes besides; compare keys/s (n over gpu_us).
 
 Timing, as in the C++ harness: per sample, the latency a caller sees (CUDA events around the call on
 an idle stream) and the GPU time alone (the call queued behind a 200 us spin kernel, so the events
@@ -210,11 +216,30 @@ def torch_operations(torch, arrays):
             return lambda: torch.histc(x, 256, 0.0, 1.0, out=counts)
         return make
 
+    keys = {"float": torch.rand(largest, device="cuda") * 2 - 1,
+            "int32": torch.randint(-2**31, 2**31 - 1, (largest,), dtype=torch.int32, device="cuda")}
+    few = {"float": torch.randint(0, 16, (largest,), device="cuda").float() - 8,
+           "int32": torch.randint(0, 16, (largest,), dtype=torch.int32, device="cuda")}
+    sorted_keys = {t: torch.empty_like(k) for t, k in keys.items()}
+    positions = torch.empty(largest, dtype=torch.int64, device="cuda")
+
+    def sort(source, type_name):
+        def make(n):
+            x, v, i = source[type_name][:n], sorted_keys[type_name][:n], positions[:n]
+            return lambda: torch.sort(x, out=(v, i))
+        return make
+
+    def argsort(n):
+        x = keys["float"][:n]
+        return lambda: torch.argsort(x)
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
             ("inclusive_scan", "float", 4, 4, cumsum), ("inclusive_scan", "int32", 4, 4, cumsum_int32),
-            ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique)] + \
+            ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique),
+            ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
+            ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
         [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 
@@ -281,10 +306,26 @@ def cupy_operations(cupy, arrays):
             return lambda: cupy.histogram(x, 256, (0.0, 1.0))
         return make
 
+    keys = {"float": cupy.random.random(largest, dtype=cupy.float32) * 2 - 1,
+            "int32": cupy.random.randint(-2**31, 2**31 - 1, largest, dtype=cupy.int32)}
+    few = {"float": cupy.random.randint(0, 16, largest).astype(cupy.float32) - 8}
+
+    def sort(source, type_name):
+        def make(n):
+            x = source[type_name][:n]
+            return lambda: cupy.sort(x)
+        return make
+
+    def argsort(n):
+        x = keys["float"][:n]
+        return lambda: cupy.argsort(x)
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
-            ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact)] + \
+            ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact),
+            ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
+            ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
         [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
 
 

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// impl::raw of the sort family: a one-sweep LSD radix sort (Adinets and Merrill, "Onesweep: A
+// Faster Least Significant Digit Radix Sort for GPUs", 2022), and the tile ranking that stage 3 of
+// the lesson (lesson.cuh) shares with it.
+//
+// An LSD radix sort sorts by one digit at a time, the least significant first; each pass is a
+// stable partition by the digit, so after the last pass the keys are in order. With 8-bit digits a
+// 32-bit key takes 4 passes, a 64-bit key 8. Where a key goes in a pass is
+//     (keys of smaller digits, everywhere) + (keys of its digit in earlier tiles) + (its rank among
+//     keys of its digit in its own tile).
+// The first term needs a histogram of the whole array per pass: the digit of every pass is known
+// from the start, so ONE counting kernel reads the keys once and counts all passes' digits
+// (digit_histogram_kernel), and a tiny kernel scans them (digit_base_kernel). The second term is
+// what a classic radix sort learns by a counting pass per digit (read n) and a scan, before its
+// scatter pass (read n, write n): 3n per pass. Onesweep learns it inside the scatter pass itself,
+// by decoupled look-back: each tile publishes its count of each of the 256 digits as soon as it has
+// ranked its keys, and then walks back over its predecessors' published counts (one thread per
+// digit) until it meets an inclusive prefix. 2n per pass.
+//
+// A tile is 256 threads x 16 keys (4-byte keys; 8 for 8-byte keys). Ranking within the tile is
+// done warp by warp: for each of its keys, a warp finds the lanes holding the same digit
+// (__match_any_sync), the lowest of them adds the group's size to the warp's counter of that digit
+// in shared memory, and each lane's rank is the counter before the add plus the lanes of its group
+// below it. Keys are loaded warp-striped (key i of lane l of warp w is element w*32*16 + i*32 + l
+// of the tile), so ranks in (warp, key, lane) order are ranks in element order: stable. The tile's
+// keys are then written to shared memory in their sorted-by-digit order, and read back in order:
+// consecutive threads write consecutive positions of each digit's run in the output (coalesced
+// where runs are long), instead of each key jumping to its own place.
+//
+// Counts in the look-back words are 30 bits (2 bits say: nothing yet, a tile's own count, an
+// inclusive prefix): the array is sorted in portions of fewer than 2^30 elements, one launch per
+// portion and pass; where each digit of each portion starts is computed in 64 bits by the
+// base kernel, so arrays past 2^32 elements sort (one portion for arrays up to 2^30 - 4096).
+//
+// Float, signed and descending keys are sorted by `ordered` bits: a bijection to unsigned integers
+// whose order is the keys' order (CUB's "twiddling"): a signed integer flips its sign bit; a float
+// flips its sign bit if positive and every bit if negative; -0.0 becomes +0.0 first, so the two
+// are one key; descending complements the result. Keys are moved as they are; only digits use it.
+#include <prism/dispatch.cuh>
+#include <prism/error.hpp>
+#include <prism/primitives/block_scan.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/scratch.hpp>
+#include <prism/sort.hpp>
+
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace prism::detail::radix {
+
+enum class key_kind : unsigned { unsigned_integer, signed_integer, floating };
+
+template <class K>
+constexpr key_kind kind_of() {
+  if constexpr (std::is_floating_point_v<K>) {
+    return key_kind::floating;
+  } else if constexpr (std::is_signed_v<K>) {
+    return key_kind::signed_integer;
+  } else {
+    return key_kind::unsigned_integer;
+  }
+}
+
+// The unsigned integer whose order is the key's order (see above).
+template <class B>
+__host__ __device__ inline B ordered(B bits, key_kind kind, bool descending) {
+  constexpr B high = B(1) << (8 * sizeof(B) - 1);
+  if (kind == key_kind::signed_integer) {
+    bits ^= high;
+  } else if (kind == key_kind::floating) {
+    if (bits == high) bits = 0;  // -0.0 is +0.0
+    bits = (bits & high) ? B(~bits) : B(bits ^ high);
+  }
+  return descending ? B(~bits) : bits;
+}
+
+// a before b in the sort's order: the comparator of the cpu implementation.
+template <class B>
+struct ordered_less {
+  key_kind kind;
+  bool descending;
+  __host__ __device__ bool operator()(B a, B b) const { return ordered(a, kind, descending) < ordered(b, kind, descending); }
+};
+
+// Indices compared by their keys: Thrust's argsort.
+template <class B, class I>
+struct index_order {
+  const B* keys;
+  key_kind kind;
+  bool descending;
+  __host__ __device__ bool operator()(I a, I b) const {
+    return ordered(keys[a], kind, descending) < ordered(keys[b], kind, descending);
+  }
+};
+
+inline constexpr unsigned digit_bits = 8;
+inline constexpr unsigned radix = 1u << digit_bits;  // digits per pass
+inline constexpr unsigned threads = 256;             // per block: one thread per digit where needed
+static_assert(threads == radix && threads == block_size);
+
+// Keys per thread: 16 of 4 bytes (a tile of 4096), 8 of 8 bytes. More keys per thread amortize the
+// look-back and the per-tile work over more bytes; 16 is where CUB's onesweep tuning for 4-byte
+// keys sits too.
+template <class B>
+inline constexpr unsigned items_per_thread = sizeof(B) == 4 ? 16 : 8;
+template <class B>
+inline constexpr unsigned tile_items = threads * items_per_thread<B>;
+
+// Look-back words: the status in the top 2 bits, a count below 2^30.
+inline constexpr unsigned status_aggregate = 1u << 30;
+inline constexpr unsigned status_prefix = 2u << 30;
+inline constexpr unsigned count_mask = (1u << 30) - 1;
+
+// Everything one launch of the tile kernel needs: one pass over the portion [begin, begin + count).
+template <class B, class V>
+struct pass_args {
+  const B* keys_in;
+  B* keys_out;
+  const V* values_in;  // null: no values, unless `indices`
+  V* values_out;       // null: keys only
+  bool indices;        // the values are the elements' positions (argsort's first pass)
+  std::size_t begin, count;
+  unsigned shift;      // the digit: bits [shift, shift + 8) of the ordered key
+  key_kind kind;
+  bool descending;
+  // Onesweep: where each digit of this portion starts in the output (256 values), the look-back
+  // words (tiles x 256, zeroed), and the ticket counter (zero, left zero).
+  const unsigned long long* digit_base;
+  unsigned* states;
+  unsigned* ticket;
+  // Stage 3 of the lesson: where each (digit, tile) starts, digit-major, from a counting pass.
+  const unsigned* tile_offsets;
+  unsigned tiles;
+
+  __device__ unsigned digit(B key) const {
+    return static_cast<unsigned>(ordered(key, kind, descending) >> shift) & (radix - 1);
+  }
+};
+
+// The inclusive-prefix walk of one digit (one thread per digit): publishes the tile's count, adds
+// up its predecessors' counts back to the nearest inclusive prefix, publishes its own. Counts only
+// travel in the words themselves (value and status in one 32-bit store), so relaxed accesses do.
+__device__ inline unsigned look_back_digit(unsigned* states, unsigned tile, unsigned d, unsigned count) {
+  using word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+  word mine(states[std::size_t(tile) * radix + d]);
+  if (tile == 0) {
+    mine.store(status_prefix | count, cuda::std::memory_order_relaxed);
+    return 0;
+  }
+  mine.store(status_aggregate | count, cuda::std::memory_order_relaxed);
+  unsigned exclusive = 0;
+  for (unsigned j = tile - 1;; --j) {
+    word theirs(states[std::size_t(j) * radix + d]);
+    unsigned w;
+    do {
+      w = theirs.load(cuda::std::memory_order_relaxed);
+    } while ((w & ~count_mask) == 0);
+    exclusive += w & count_mask;
+    if (w & status_prefix) break;
+  }
+  mine.store(status_prefix | (exclusive + count), cuda::std::memory_order_relaxed);
+  return exclusive;
+}
+
+struct add {
+  template <class T>
+  __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+template <class T, std::size_t N>
+struct shared_buffer {
+  alignas(16) unsigned char bytes[N * sizeof(T)];
+  template <class U>
+  __device__ U* as() {
+    return reinterpret_cast<U*>(bytes);
+  }
+};
+
+// One pass over one tile: rank, find the digits' places (look-back, or the counting pass's table),
+// scatter through shared memory. LookBack: onesweep (tiles take tickets in the order they start,
+// so every tile one waits for is running); otherwise stage 3 of the lesson (tile = blockIdx.x).
+// At least 4 blocks per SM (64 registers a thread; ptxas spills a word or two): while one block
+// waits in its look-back, the others load and rank.
+template <class B, class V, bool LookBack>
+__global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a) {
+  constexpr unsigned K = items_per_thread<B>, T = tile_items<B>, warps = threads / 32;
+  using X = std::conditional_t<(sizeof(V) > sizeof(B)), V, B>;
+  __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the warp's start
+  __shared__ unsigned digit_local[radix];         // where each digit's run starts in the tile
+  __shared__ unsigned long long digit_global[radix];  // output position of the tile's position 0, per digit
+  __shared__ shared_buffer<X, T> exchange;
+  __shared__ unsigned tile_ticket;
+
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if constexpr (LookBack) {
+    if (threadIdx.x == 0) {
+      const unsigned t = atomicAdd(a.ticket, 1u);
+      if (t == a.tiles - 1) *a.ticket = 0;  // the last to take one: the counter is the next launch's
+      tile_ticket = t;
+    }
+  }
+  for (unsigned i = threadIdx.x; i < warps * radix; i += threads) (&warp_counts[0][0])[i] = 0;
+  __syncthreads();
+  const unsigned tile = LookBack ? tile_ticket : blockIdx.x;
+  const std::size_t tile_begin = a.begin + std::size_t(tile) * T;
+  const std::size_t end = a.begin + a.count;
+  const std::size_t warp_begin = tile_begin + std::size_t(warp) * 32 * K;
+
+  // Keys, warp-striped. Digits are recomputed from the keys where needed rather than kept: with 16
+  // keys per thread, registers decide how many blocks share an SM.
+  B key[K];
+  unsigned position[K];
+  const auto valid = [&](unsigned i) { return warp_begin + i * 32 + lane < end; };
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) key[i] = valid(i) ? a.keys_in[warp_begin + i * 32 + lane] : B(0);
+  // A missing key (past the end) gets a digit of its own lane, outside 0..255: a group of one.
+  const auto digit_of = [&](unsigned i) { return valid(i) ? a.digit(key[i]) : radix + lane; };
+
+  // Rank within the warp, key by key: each lane's rank among the warp's keys of its digit so far.
+  const unsigned lanes_below = (1u << lane) - 1;
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    const unsigned digit = digit_of(i);
+    const unsigned peers = __match_any_sync(0xFFFFFFFFu, digit);
+    const int leader = __ffs(peers) - 1;
+    unsigned before = 0;
+    if (lane == unsigned(leader) && digit < radix) {
+      before = warp_counts[warp][digit];
+      warp_counts[warp][digit] = before + __popc(peers);
+    }
+    before = __shfl_sync(0xFFFFFFFFu, before, leader);
+    position[i] = before + __popc(peers & lanes_below);
+    __syncwarp();  // this key's counter updates are seen by the next key's leaders
+  }
+  __syncthreads();
+
+  // Thread d: its digit's count in the tile; each warp's start within the digit's run.
+  const unsigned d = threadIdx.x;
+  unsigned count = 0;
+#pragma unroll
+  for (unsigned w = 0; w < warps; ++w) {
+    const unsigned c = warp_counts[w][d];
+    warp_counts[w][d] = count;
+    count += c;
+  }
+  unsigned tile_total;
+  const maybe<unsigned> local = block_exclusive_scan(count, add{}, tile_total);
+  const unsigned local_start = local.present ? local.value : 0u;
+  digit_local[d] = local_start;
+  unsigned long long global;
+  if constexpr (LookBack) {
+    global = a.digit_base[d] + look_back_digit(a.states, tile, d, count);
+  } else {
+    global = a.tile_offsets[std::size_t(d) * a.tiles + tile];
+  }
+  digit_global[d] = global - local_start;  // modulo 2^64: position j of digit d goes to this + j
+  __syncthreads();
+
+  // Keys into shared memory in digit order, then out in that order. The digit of each key written
+  // is kept, a byte each, for the values.
+  B* keys_shared = exchange.template as<B>();
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    if (valid(i)) {
+      const unsigned digit = a.digit(key[i]);
+      position[i] += digit_local[digit] + warp_counts[warp][digit];
+      keys_shared[position[i]] = key[i];
+    }
+  }
+  __syncthreads();
+  const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
+  unsigned out_digits[K / 4] = {};
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    const unsigned j = i * threads + threadIdx.x;
+    if (j < in_tile) {
+      const B k = keys_shared[j];
+      const unsigned digit = a.digit(k);
+      out_digits[i / 4] |= digit << (8 * (i % 4));
+      a.keys_out[digit_global[digit] + j] = k;
+    }
+  }
+  if (a.values_out == nullptr) return;
+
+  // Values the same way: loaded only now, so that they take no registers during the ranking.
+  __syncthreads();  // every key has left shared memory
+  V* values_shared = exchange.template as<V>();
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    if (valid(i)) {
+      const std::size_t e = warp_begin + i * 32 + lane;
+      values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    const unsigned j = i * threads + threadIdx.x;
+    if (j < in_tile) a.values_out[digit_global[(out_digits[i / 4] >> (8 * (i % 4))) & 0xFFu] + j] = values_shared[j];
+  }
+}
+
+// Counts every pass's digits of the portion [begin, begin + count) into counts[pass][digit]
+// (zeroed). Four copies of the counters per block, by warp, so that warps with equal digits (few
+// distinct keys) collide less in shared memory.
+template <class B>
+__global__ void __launch_bounds__(threads)
+    digit_histogram_kernel(const B* keys, std::size_t begin, std::size_t count, key_kind kind, bool descending,
+                           unsigned* counts) {
+  constexpr unsigned passes = sizeof(B), copies = 4;
+  __shared__ unsigned histogram[copies][passes][radix];
+  for (unsigned i = threadIdx.x; i < copies * passes * radix; i += threads) (&histogram[0][0][0])[i] = 0;
+  __syncthreads();
+  auto& mine = histogram[(threadIdx.x / 32) % copies];
+  const std::size_t end = begin + count;
+  for (std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x; e < end;
+       e += std::size_t{gridDim.x} * threads) {
+    const B o = ordered(keys[e], kind, descending);
+#pragma unroll
+    for (unsigned p = 0; p < passes; ++p) atomicAdd(&mine[p][static_cast<unsigned>(o >> (p * digit_bits)) & (radix - 1)], 1u);
+  }
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < passes * radix; i += threads) {
+    unsigned sum = 0;
+#pragma unroll
+    for (unsigned c = 0; c < copies; ++c) sum += (&histogram[c][0][0])[i];
+    if (sum != 0) atomicAdd(&counts[i], sum);
+  }
+}
+
+// Block p, thread d: where digit d of pass p starts in each portion's output, from the counts of
+// every portion ([portion][pass][digit]): the digits below d everywhere, then digit d in the
+// portions before. (A template, as every kernel in a header: one definition per key size.)
+template <class B>
+__global__ void __launch_bounds__(threads)
+    digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base) {
+  const unsigned p = blockIdx.x, d = threadIdx.x;
+  unsigned long long total = 0;
+  for (unsigned q = 0; q < portions; ++q) total += counts[(std::size_t(q) * passes + p) * radix + d];
+  unsigned long long all;
+  const maybe<unsigned long long> start = block_exclusive_scan(total, add{}, all);
+  unsigned long long running = start.present ? start.value : 0ull;
+  for (unsigned q = 0; q < portions; ++q) {
+    const std::size_t at = (std::size_t(q) * passes + p) * radix + d;
+    base[at] = running;
+    running += counts[at];
+  }
+}
+
+inline std::size_t round256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The one-sweep sort of n keys (and values, or indices), keys_in -> keys_out. keys_out may be
+// keys_in, values_out values_in. Passes alternate between the output and a scratch buffer: pass p
+// writes the scratch buffer when p is even, the output when odd (the number of passes is even), so
+// the last lands in the output, and pass 0 has read the whole input before pass 1 writes over it.
+// `keys_scratch`: a second keys buffer in scratch (argsort's sorted keys, which nobody wants).
+template <class B, class V>
+void onesweep_sort(const char* algorithm, const execution_policy& policy, const B* keys_in, B* keys_out,
+                   const V* values_in, V* values_out, bool indices, std::size_t n, key_kind kind, bool descending,
+                   bool keys_scratch = false) {
+  constexpr unsigned passes = sizeof(B);
+  static_assert(passes % 2 == 0);
+  constexpr std::size_t T = tile_items<B>;
+  const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
+  const std::size_t portion_items = portion_tiles * T;
+  const std::size_t portions = (n + portion_items - 1) / portion_items;
+  const std::size_t most_tiles = std::min((n + T - 1) / T, portion_tiles);
+  const bool carry = values_out != nullptr;
+
+  // Scratch: [alternate keys][alternate values][the keys' output, for argsort][counts][bases][look-back]
+  const std::size_t keys_bytes = round256(n * sizeof(B));
+  const std::size_t values_bytes = carry ? round256(n * sizeof(V)) : 0;
+  const std::size_t out_bytes = keys_scratch ? keys_bytes : 0;
+  const std::size_t counts_bytes = round256(portions * passes * radix * sizeof(unsigned));
+  const std::size_t base_bytes = round256(portions * passes * radix * sizeof(unsigned long long));
+  const std::size_t state_bytes = most_tiles * radix * sizeof(unsigned);
+  const scratch lease = acquire_scratch(keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes + state_bytes,
+                                        with_explicit_stream(policy), algorithm);
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  B* keys_alt = reinterpret_cast<B*>(memory);
+  V* values_alt = reinterpret_cast<V*>(memory + keys_bytes);
+  if (keys_scratch) keys_out = reinterpret_cast<B*>(memory + keys_bytes + values_bytes);
+  auto* counts = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes);
+  auto* base = reinterpret_cast<unsigned long long*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes);
+  auto* states = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes);
+  const cudaStream_t stream = policy.stream();
+
+  check(cudaMemsetAsync(counts, 0, counts_bytes, stream), "cudaMemsetAsync", algorithm);
+  const auto resident = static_cast<std::size_t>(multiprocessor_count()) * 8;
+  for (std::size_t q = 0; q < portions; ++q) {
+    const std::size_t begin = q * portion_items, count = std::min(portion_items, n - begin);
+    const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(count), resident));
+    launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<B>, grid, threads, stream, keys_in, begin,
+           count, kind, descending, counts + q * passes * radix);
+  }
+  launch(algorithm, "digit_base_kernel", digit_base_kernel<B>, passes, threads, stream, static_cast<const unsigned*>(counts),
+         static_cast<unsigned>(portions), passes, base);
+
+  for (unsigned p = 0; p < passes; ++p) {
+    pass_args<B, V> a{};
+    a.keys_in = p == 0 ? keys_in : (p % 2 == 1 ? keys_alt : keys_out);
+    a.keys_out = p % 2 == 0 ? keys_alt : keys_out;
+    a.values_in = p == 0 ? values_in : (p % 2 == 1 ? values_alt : values_out);
+    a.values_out = carry ? (p % 2 == 0 ? values_alt : values_out) : nullptr;
+    a.indices = indices && p == 0;
+    a.shift = p * digit_bits;
+    a.kind = kind;
+    a.descending = descending;
+    a.states = states;
+    a.ticket = lease.zeroed_counter();
+    for (std::size_t q = 0; q < portions; ++q) {
+      a.begin = q * portion_items;
+      a.count = std::min(portion_items, n - a.begin);
+      a.tiles = static_cast<unsigned>((a.count + T - 1) / T);
+      a.digit_base = base + (q * passes + p) * radix;
+      check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
+            algorithm);
+      launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true>, a.tiles, threads, stream, a);
+    }
+  }
+}
+
+}  // namespace prism::detail::radix

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// sort_by_key and argsort of 32-bit keys with 32-bit values or indices, in every implementation
+// (operations.cuh): argsort's CUB call is the same SortPairs as sort_by_key's, compiled once here.
+#include "operations.cuh"
+
+namespace prism::detail {
+template void sort_pairs<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<const std::uint32_t>, span<std::int32_t>, span<std::uint32_t>, sort_order);
+template void argsort<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<std::uint32_t>, sort_order);
+template void sort_pairs<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<const std::uint32_t>, span<std::uint32_t>, span<std::uint32_t>, sort_order);
+template void argsort<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint32_t>, sort_order);
+template void sort_pairs<float, std::uint32_t>(const execution_policy&, span<const float>, span<const std::uint32_t>, span<float>, span<std::uint32_t>, sort_order);
+template void argsort<float, std::uint32_t>(const execution_policy&, span<const float>, span<std::uint32_t>, sort_order);
+}  // namespace prism::detail

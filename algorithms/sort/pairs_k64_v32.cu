@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// sort_by_key and argsort of 64-bit keys with 32-bit values or indices, in every implementation
+// (operations.cuh): argsort's CUB call is the same SortPairs as sort_by_key's, compiled once here.
+#include "operations.cuh"
+
+namespace prism::detail {
+template void sort_pairs<std::int64_t, std::uint32_t>(const execution_policy&, span<const std::int64_t>, span<const std::uint32_t>, span<std::int64_t>, span<std::uint32_t>, sort_order);
+template void argsort<std::int64_t, std::uint32_t>(const execution_policy&, span<const std::int64_t>, span<std::uint32_t>, sort_order);
+template void sort_pairs<std::uint64_t, std::uint32_t>(const execution_policy&, span<const std::uint64_t>, span<const std::uint32_t>, span<std::uint64_t>, span<std::uint32_t>, sort_order);
+template void argsort<std::uint64_t, std::uint32_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint32_t>, sort_order);
+template void sort_pairs<double, std::uint32_t>(const execution_policy&, span<const double>, span<const std::uint32_t>, span<double>, span<std::uint32_t>, sort_order);
+template void argsort<double, std::uint32_t>(const execution_policy&, span<const double>, span<std::uint32_t>, sort_order);
+}  // namespace prism::detail
