@@ -373,6 +373,14 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
   const std::size_t portions = (n + portion_items - 1) / portion_items;
+  // Several portions sorted wrong on the H200 (2^32 + 4099 uint32 keys): until that is found,
+  // the raw sort takes one portion and says so.
+  if (portions > 1) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw sort takes at most " +
+                                std::to_string(portion_items) + " keys (2^30 - " + std::to_string(T) +
+                                ", its look-back counts are 30 bits); " + std::to_string(n) +
+                                " given: use impl::cub or impl::thrust");
+  }
   const std::size_t most_tiles = std::min((n + T - 1) / T, portion_tiles);
   const bool carry = values_out != nullptr;
 

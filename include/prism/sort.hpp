@@ -33,10 +33,11 @@
 //   (4-byte keys) or 2048 (8-byte keys) elements, and 8 KiB per 2^30 elements; thrust: Thrust's
 //   buffer). argsort takes n * sizeof(key) more (the sorted keys, discarded) in cub and raw. thrust
 //   and cpu out of place copy the input to the output first and sort there (n more bytes each way).
-// - Sizes: 64-bit everywhere. cub (CUB 3.0.1 picks a 64-bit offset from a 64-bit count), raw
-//   (sorts in portions of less than 2^30 elements whose digit counts chain in 64 bits) and thrust
-//   (64-bit counts) sort past 2^32 elements; so does cpu. The lesson's stages count in 32 bits and
-//   refuse 2^32 elements or more.
+// - Sizes: 64-bit everywhere. cub (CUB 3.0.1 picks a 64-bit offset from a 64-bit count) and
+//   thrust (64-bit counts) sort past 2^32 elements; so does cpu. raw takes one portion of
+//   2^30 - 4096 keys (4-byte keys; 2^30 - 2048 for 8-byte ones: its look-back counts are 30 bits)
+//   and refuses more with std::invalid_argument naming the limit. The lesson's stages count in
+//   32 bits and refuse 2^32 elements or more.
 // - Nothing waits: every call is enqueued on the policy's stream (and may be captured into a CUDA
 //   graph) except impl::cpu, which runs on the host.
 //
