@@ -151,6 +151,7 @@ def torch_arrays(torch):
 
 def torch_operations(torch, arrays):
     """(operation, type, bytes read and written per element, make(n) -> one call) for torch."""
+    largest = SIZES[-1]
     scalar = torch.empty((), dtype=torch.float32, device="cuda")
     index = torch.empty((), dtype=torch.int64, device="cuda")
     integers = [torch.randint(0, 17, (largest,), dtype=torch.int32, device="cuda"),
@@ -253,6 +254,7 @@ def cupy_arrays(cupy):
 
 
 def cupy_operations(cupy, arrays):
+    largest = SIZES[-1]
     scalar = cupy.empty((), dtype=cupy.float32)
     index = cupy.empty((), dtype=cupy.int64)
     mask = cupy.random.random(largest) < 0.5

@@ -160,8 +160,10 @@ TEST(GpuDispatch, EveryKindOfMemoryIsPlacedFromAnyThread) {
   void* pooled = nullptr;
   prism::check(cudaMallocHost(&pinned, 256), "cudaMallocHost");
   prism::check(cudaMallocManaged(&managed, 256), "cudaMallocManaged");
-  prism::check(cudaMallocAsync(&pooled, 256, cudaStreamPerThread), "cudaMallocAsync");
-  prism::check(cudaStreamSynchronize(cudaStreamPerThread), "cudaStreamSynchronize");
+  cudaStream_t stream = nullptr;
+  prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  prism::check(cudaMallocAsync(&pooled, 256, stream), "cudaMallocAsync");
+  prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   std::vector<float> pageable(64);
   std::vector<float> registered(1024);
   prism::check(cudaHostRegister(registered.data(), registered.size() * sizeof(float), cudaHostRegisterDefault),
@@ -187,8 +189,9 @@ TEST(GpuDispatch, EveryKindOfMemoryIsPlacedFromAnyThread) {
   fresh.join();
   check_all();
   prism::check(cudaHostUnregister(registered.data()), "cudaHostUnregister");
-  prism::check(cudaFreeAsync(pooled, cudaStreamPerThread), "cudaFreeAsync");
-  prism::check(cudaStreamSynchronize(cudaStreamPerThread), "cudaStreamSynchronize");
+  prism::check(cudaFreeAsync(pooled, stream), "cudaFreeAsync");
+  prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
   prism::check(cudaFree(managed), "cudaFree");
   prism::check(cudaFreeHost(pinned), "cudaFreeHost");
 }

@@ -71,8 +71,12 @@ bool overlap(const array_ref& a, const array_ref& b) {
 
 placement placement_of(const void* address) {
   // The driver's answer is taken when it names CUDA memory; memory it does not know (plain host
-  // memory, or a thread without a current context) is asked again of the runtime.
-  if (const pointer_query query = driver_pointer_query()) {
+  // memory) is asked again of the runtime. A thread's first query goes to the runtime, which
+  // makes the device's context current there: the driver is never asked from a thread without one.
+  thread_local bool runtime_asked = false;
+  const pointer_query query = runtime_asked ? driver_pointer_query() : nullptr;
+  runtime_asked = true;
+  if (query != nullptr) {
     CUpointer_attribute asked[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
     unsigned int type = 0, managed = 0;
