@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lesson 5: sorting, and histograms.
+// Lesson 5, sorting (histograms are the other program of this lesson, histogram_lesson.cu).
 //
-// ---- Part 1: sorting -----------------------------------------------------------------------------
 // A radix sort never compares two keys. It sorts by one digit at a time, least significant first,
 // and each pass is a stable partition by the digit: count the keys of each digit, scan the counts
 // (where each digit's keys start), send each key to its digit's next place. After the pass on the
@@ -18,9 +17,6 @@
 // digit that ranks its tile's keys in shared memory and learns where they go from the tiles before
 // it (decoupled look-back). This program sorts small arrays on the cpu, checking each, then, with a
 // GPU, times every stage and implementation on 2^26 uint32 keys, checking every result.
-//
-// ---- Part 2: histograms ----------------------------------------------------------------------------
-// (below the sorting part)
 #include <prism/buffer.hpp>
 #include <prism/error.hpp>
 #include <prism/sort.hpp>
@@ -140,8 +136,6 @@ bool sorts_on_the_gpu() {
   }
   return ok;
 }
-
-// ---- Part 2: histograms ----------------------------------------------------------------------------
 
 int main() {
   bool ok = small_sorts();
