@@ -58,8 +58,6 @@ double median_seconds(Call&& call, int repeats = 11) {
   return ms[repeats / 2] / 1e3;
 }
 
-// ---- Part 1: sorting ---------------------------------------------------------------------------------
-
 // Small sorts on host memory: the cpu implementation.
 bool small_sorts() {
   bool ok = true;
