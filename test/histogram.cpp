@@ -29,15 +29,6 @@ using namespace prism::testing;
 using prism::histogram_level_t;
 using prism::impl;
 
-template <class T>
-constexpr const char* type_name() {
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-  if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
-}
 
 using sample_types = types<std::uint8_t, std::int32_t, float, double>;
 using counter_types = types<std::uint32_t, std::uint64_t>;

@@ -33,17 +33,6 @@ using namespace prism::testing;
 using prism::impl;
 using prism::scan_op;
 
-template <class T>
-constexpr const char* type_name() {
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-}
 
 using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 using key_types = types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;

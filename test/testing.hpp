@@ -18,6 +18,20 @@
 
 namespace prism::testing {
 
+// The name of an element type in test names and messages.
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  return "other";
+}
+
 // Where a test places the arrays of an implementation: host memory for cpu, device memory for
 // the others (automatic included: on device memory it runs a GPU implementation).
 enum class memory { host, device };
