@@ -21,7 +21,6 @@
 
 #include <prism/dispatch.cuh>
 #include <prism/error.hpp>
-#include <prism/scan.cuh>  // cub_call: CUB's two calls with temporary storage from scratch
 #include <prism/scratch.hpp>
 #include <prism/sort.hpp>
 

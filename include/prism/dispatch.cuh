@@ -2,8 +2,9 @@
 #pragma once
 // The dispatch layer as the generic (.cuh) layer of every family uses it: the checks of
 // <prism/dispatch.hpp>, plus what only CUDA code can do: refuse a __device__-only lambda on the
-// cpu, translate Thrust's and CUB's failures into prism::cuda_error in one place, and give Thrust
-// its temporary storage from prism's scratch.
+// cpu, translate Thrust's and CUB's failures into prism::cuda_error in one place, give Thrust
+// its temporary storage from prism's scratch, and run a Thrust algorithm (run_thrust) or a CUB
+// one (cub_call) the way every family does.
 #include <prism/dispatch.hpp>
 #include <prism/error.hpp>
 #include <prism/execution.hpp>
@@ -11,13 +12,16 @@
 #include <prism/scratch.hpp>
 
 #include <thrust/system/cuda/error.h>
+#include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/detail/bad_alloc.h>
+#include <thrust/system/omp/execution_policy.h>
 #include <thrust/system_error.h>
 
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace prism::detail {
 
@@ -91,5 +95,44 @@ class scratch_allocator {
   const char* algorithm_;
   std::optional<scratch> lease_;
 };
+
+// An output array: array-like, elements not const.
+template <class O>
+concept writable_array = array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>>;
+
+// body(Thrust's execution policy): OpenMP for cpu (refused where a functor is __device__ only),
+// the caller's stream for thrust, without synchronizing, temporary storage from prism's scratch.
+template <class... F, class Body>
+decltype(auto) run_thrust(impl which, const execution_policy& policy, const char* algorithm, Body&& body) {
+  if (which == impl::cpu) {
+    if constexpr (host_callable<F...>) {
+      return body(thrust::omp::par);
+    } else {
+      refuse_device_lambda(algorithm);
+    }
+  }
+  scratch_allocator allocator(with_explicit_stream(policy), algorithm);
+  clear_stale_error();
+  return body(thrust::cuda::par_nosync(allocator).on(policy.stream()));
+}
+
+// CUB's two calls (the temporary storage's size, then the work) with the storage from prism's
+// scratch. `extra` bytes of scratch come first, for the caller: call(temp, bytes, extra), then
+// after(extra), enqueued while the scratch is still held.
+struct nothing_after {
+  void operator()(void*) const {}
+};
+template <class Call, class After = nothing_after>
+void cub_call(const char* algorithm, const char* what, const execution_policy& policy, Call call,
+              std::size_t extra = 0, After after = {}) {
+  clear_stale_error();  // before the size query too: CUB reads the last error there as well
+  std::size_t temp_bytes = 0;
+  check(call(nullptr, temp_bytes, nullptr), what, algorithm);
+  extra = (extra + 255) / 256 * 256;
+  const scratch lease = acquire_scratch(extra + temp_bytes, with_explicit_stream(policy), algorithm);
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  check(call(memory + extra, temp_bytes, memory), what, algorithm);
+  after(static_cast<void*>(memory));
+}
 
 }  // namespace prism::detail

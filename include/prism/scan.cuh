@@ -679,25 +679,6 @@ __global__ void write_count_kernel(T* destination, T value) {
 
 // ---- cub ------------------------------------------------------------------------------------------
 
-// CUB's two calls (the temporary storage's size, then the work) with the storage from prism's
-// scratch. `extra` bytes of scratch come first, for the caller: call(temp, bytes, extra), then
-// after(extra), enqueued while the scratch is still held.
-struct nothing_after {
-  void operator()(void*) const {}
-};
-template <class Call, class After = nothing_after>
-void cub_call(const char* algorithm, const char* what, const execution_policy& policy, Call call,
-              std::size_t extra = 0, After after = {}) {
-  clear_stale_error();  // before the size query too: CUB reads the last error there as well
-  std::size_t temp_bytes = 0;
-  check(call(nullptr, temp_bytes, nullptr), what, algorithm);
-  extra = (extra + 255) / 256 * 256;
-  const scratch lease = acquire_scratch(extra + temp_bytes, with_explicit_stream(policy), algorithm);
-  auto* memory = static_cast<unsigned char*>(lease.device());
-  check(call(memory + extra, temp_bytes, memory), what, algorithm);
-  after(static_cast<void*>(memory));
-}
-
 // DevicePartition::Flagged writes the rejected elements from the end backwards: turned around
 // here (they are read and written once more), and the count (CUB's, in scratch) delivered.
 template <class T>
@@ -717,24 +698,6 @@ __global__ void reverse_tail_kernel(T* out, std::size_t n, const std::size_t* ke
                               " elements are more than the " + implementation +
                               " implementation's limit of 2^31 - 1 elements (it counts them in int); "
                               "impl::raw has no such limit");
-}
-
-// ---- cpu and thrust -------------------------------------------------------------------------------
-
-// body(Thrust's execution policy): OpenMP for cpu (refused where a functor is __device__ only),
-// the caller's stream for thrust, without synchronizing, temporary storage from prism's scratch.
-template <class... F, class Body>
-decltype(auto) run_thrust(impl which, const execution_policy& policy, const char* algorithm, Body&& body) {
-  if (which == impl::cpu) {
-    if constexpr (host_callable<F...>) {
-      return body(thrust::omp::par);
-    } else {
-      refuse_device_lambda(algorithm);
-    }
-  }
-  scratch_allocator allocator(with_explicit_stream(policy), algorithm);
-  clear_stale_error();
-  return body(thrust::cuda::par_nosync(allocator).on(policy.stream()));
 }
 
 // ---- scans ----------------------------------------------------------------------------------------
@@ -1194,9 +1157,6 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
 
 template <class F>
 concept generic_functor = !array_like<std::remove_reference_t<F>> && !std::is_same_v<std::remove_cvref_t<F>, scan_op>;
-
-template <class O>
-concept writable_array = array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>>;
 
 inline span<std::size_t>* const returned_count = nullptr;
 

@@ -37,7 +37,6 @@
 // array is longer than one tile.
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
-#include <prism/scan.cuh>  // run_thrust, cub_call
 #include <prism/scratch.hpp>
 #include <prism/sort.hpp>
 #include <prism/span.hpp>
