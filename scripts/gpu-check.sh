@@ -4,7 +4,8 @@
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores)
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
-#           binaries at once, the huge ones (past 2^32 elements, tens of GB) one binary at a time;
+#           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
+#           it hung in), the huge ones (past 2^32 elements, tens of GB) one binary at a time;
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
@@ -50,13 +51,17 @@ gpu_tests='*Gpu*:*/thrust:*/raw_naive:*/raw:*/cub:*/automatic'
 stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   local pids=() failed=0
+  # A binary that hangs is stopped (and fails) after PRISM_TEST_TIMEOUT seconds (300), and says
+  # which test it was in: every test's start is in its log.
+  local limit=${PRISM_TEST_TIMEOUT:-300}
   for binary in "$build"/test/test_*; do
-    "$binary" --gtest_filter="$gpu_tests:-*Huge*" --gtest_brief=1 >"$out/test-${binary##*/}.log" 2>&1 &
+    timeout "$limit" "$binary" --gtest_filter="$gpu_tests:-*Huge*" >"$out/test-${binary##*/}.log" 2>&1 &
     pids+=($!)
   done
   (for binary in "$build"/test/test_*; do
      "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
-     "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
+     echo "== ${binary##*/}"
+     timeout "$limit" "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
    done) >"$out/test-huge.log" 2>&1 &
   pids+=($!)
   # The examples check their own results, on the GPU where there is one.
@@ -76,7 +81,8 @@ stage_test() {
     done
   fi
   for log in "$out"/test-*.log; do
-    echo "== ${log##*/}: $(grep -E 'PASSED|FAILED  \]' "$log" | tr '\n' ' ')"
+    echo "== ${log##*/}: $(grep -E 'PASSED  \]|FAILED  \]' "$log" | tr '\n' ' ')"
+    grep -q 'PASSED  \]\|FAILED  \]' "$log" || echo "   no result: stopped in $(grep '^\[ RUN' "$log" | tail -1)"
   done
   return $failed
 }
