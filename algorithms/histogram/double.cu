@@ -4,17 +4,6 @@
 
 namespace prism::detail {
 
-template <class T, class C>
-void histogram_even(const execution_policy& policy, span<const T> samples, span<C> counts, histogram_level_t<T> lo,
-                    histogram_level_t<T> hi) {
-  histogram_even_spans<T, C>(policy, samples, counts, lo, hi);
-}
-template <class T, class C>
-void histogram_range(const execution_policy& policy, span<const T> samples, span<const histogram_level_t<T>> edges,
-                     span<C> counts) {
-  histogram_range_spans<T, C>(policy, samples, edges, counts);
-}
-
 template void histogram_even<double, std::uint32_t>(const execution_policy&, span<const double>, span<std::uint32_t>,
                                                   histogram_level_t<double>, histogram_level_t<double>);
 template void histogram_even<double, std::uint64_t>(const execution_policy&, span<const double>, span<std::uint64_t>,

@@ -534,9 +534,11 @@ impl prepare_histogram(const execution_policy& policy, span<const T> samples, sp
   return prepare("histogram", histogram_family, policy, {s, c}, samples.size_bytes());
 }
 
+// The family's entry points, declared in <prism/histogram.hpp> and instantiated for each sample
+// type in its own file (uint8.cu, int32.cu, float.cu, double.cu), so that they build in parallel.
 template <class T, class C>
-void histogram_even_spans(const execution_policy& policy, span<const T> samples, span<C> counts,
-                          histogram_level_t<T> lo, histogram_level_t<T> hi) {
+void histogram_even(const execution_policy& policy, span<const T> samples, span<C> counts, histogram_level_t<T> lo,
+                    histogram_level_t<T> hi) {
   const std::size_t bins = counts.size();
   check_bins(bins);
   check_levels<T>(lo, hi);
@@ -566,8 +568,8 @@ void histogram_even_spans(const execution_policy& policy, span<const T> samples,
 }
 
 template <class T, class C>
-void histogram_range_spans(const execution_policy& policy, span<const T> samples,
-                           span<const histogram_level_t<T>> edges, span<C> counts) {
+void histogram_range(const execution_policy& policy, span<const T> samples, span<const histogram_level_t<T>> edges,
+                     span<C> counts) {
   using L = histogram_level_t<T>;
   if (edges.size() < 2) refuse_histogram("the edges need at least two elements (one bin)");
   check_bins(edges.size() - 1);
