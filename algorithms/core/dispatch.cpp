@@ -26,18 +26,7 @@ std::string offered_list(const family& offered) {
   return list;
 }
 
-// Asked once: every GPU call would otherwise pay for it.
-int device_count() {
-  static const int count = [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return n;
-  }();
-  return count;
-}
+using detail::device_count;
 bool gpu_present() { return device_count() > 0; }
 
 // The driver's cuPointerGetAttributes, found through the runtime (prism links no driver library).
@@ -192,6 +181,19 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
 }
 
 namespace detail {
+// Asked once: every GPU call would otherwise pay for it.
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
 int multiprocessor_count() {
   static std::array<std::atomic<int>, 64> cached{};
   int device = 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The scratch of every call (include/prism/scratch.hpp says where it comes from and why).
+#include <prism/dispatch.hpp>
 #include <prism/error.hpp>
 #include <prism/scratch.hpp>
 
@@ -61,12 +62,7 @@ device_cache& cache_of(int device) {
 // The cache of every device, with its ordinal (none without a GPU).
 std::vector<std::pair<int, device_cache*>> every_cache() {
   std::vector<std::pair<int, device_cache*>> all;
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return all;
-  }
-  for (int d = 0; d < count; ++d) all.emplace_back(d, &cache_of(d));
+  for (int d = 0; d < detail::device_count(); ++d) all.emplace_back(d, &cache_of(d));
   return all;
 }
 

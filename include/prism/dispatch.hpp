@@ -86,6 +86,8 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
              std::initializer_list<array_ref> arrays, std::size_t bytes_moved);
 
 namespace detail {
+// The number of CUDA devices this process sees, asked once (0 without a driver or a device).
+int device_count();
 // The number of multiprocessors of the current device (cached per device): what a grid that fills
 // the GPU once is sized from.
 int multiprocessor_count();
