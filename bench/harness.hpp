@@ -595,7 +595,7 @@ inline ceiling_set measure_ceilings() {
        }));
 
   // Reads and writes together: the buffer as Streams + 1 arrays, the last one written.
-  const auto mixed = [&](ceiling& into, auto streams, auto grid1, auto grid2, auto tile1, auto tile4) {
+  const auto mixed = [&](ceiling& into, auto streams) {
     constexpr int k = decltype(streams)::value;
     const std::size_t part = vectors / (k + 1);
     const double moved = static_cast<double>(part) * (k + 1) * sizeof(uint4);
@@ -604,19 +604,17 @@ inline ceiling_set measure_ceilings() {
       return static_cast<unsigned>((part + std::size_t(threads) * unroll - 1) / (std::size_t(threads) * unroll));
     };
     best(into, "grid-stride, 256 threads, 4 16-byte vectors of each array in flight per thread",
-         median_gbps(moved, [&] { launch_resident(grid1, 256, nullptr, in, part, written); }));
+         median_gbps(moved, [&] { launch_resident(mixed_grid_stride_kernel<k, 4>, 256, nullptr, in, part, written); }));
     best(into, "grid-stride, 1024 threads, 2 16-byte vectors of each array in flight per thread",
-         median_gbps(moved, [&] { launch_resident(grid2, 1024, nullptr, in, part, written); }));
+         median_gbps(moved, [&] { launch_resident(mixed_grid_stride_kernel<k, 2>, 1024, nullptr, in, part, written); }));
     best(into, "one tile per block, 256 threads x 1 16-byte vector of each array",
-         median_gbps(moved, [&] { tile1<<<blocks(256, 1), 256>>>(in, part, written); }));
+         median_gbps(moved, [&] { mixed_tile_kernel<k, 1><<<blocks(256, 1), 256>>>(in, part, written); }));
     best(into, "one tile per block, 256 threads x 4 16-byte vectors of each array",
-         median_gbps(moved, [&] { tile4<<<blocks(256, 4), 256>>>(in, part, written); }));
+         median_gbps(moved, [&] { mixed_tile_kernel<k, 4><<<blocks(256, 4), 256>>>(in, part, written); }));
   };
   c.mixed1 = c.copy;
-  mixed(c.mixed1, std::integral_constant<int, 1>{}, mixed_grid_stride_kernel<1, 4>, mixed_grid_stride_kernel<1, 2>,
-        mixed_tile_kernel<1, 1>, mixed_tile_kernel<1, 4>);
-  mixed(c.mixed2, std::integral_constant<int, 2>{}, mixed_grid_stride_kernel<2, 4>, mixed_grid_stride_kernel<2, 2>,
-        mixed_tile_kernel<2, 1>, mixed_tile_kernel<2, 4>);
+  mixed(c.mixed1, std::integral_constant<int, 1>{});
+  mixed(c.mixed2, std::integral_constant<int, 2>{});
   return c;
 }
 
