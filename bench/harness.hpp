@@ -35,6 +35,8 @@
 #include <prism/span.hpp>
 
 #include <benchmark/benchmark.h>
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/tuple>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -294,6 +296,25 @@ __global__ void mixed_grid_stride_kernel(const uint4* in, std::size_t vectors, u
   }
 }
 
+// ... or CUB's element-wise transform of the same arrays, whose bulk-copy path (on sm_90 the
+// Tensor Memory Accelerator stages tiles in shared memory) moves some patterns faster than any
+// plain load/store kernel: without it as a candidate, CUB's own rows would beat the ceiling.
+struct xor_vectors {
+  __device__ uint4 operator()(uint4 a) const { return a; }
+  __device__ uint4 operator()(uint4 a, uint4 b) const { return uint4{a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w}; }
+};
+template <int Streams>
+void mixed_cub_transform(const uint4* in, std::size_t vectors, uint4* out) {
+  const auto n = static_cast<std::int64_t>(vectors);
+  cudaError_t status;
+  if constexpr (Streams == 1) {
+    status = cub::DeviceTransform::Transform(cuda::std::make_tuple(in), out, n, xor_vectors{});
+  } else {
+    status = cub::DeviceTransform::Transform(cuda::std::make_tuple(in, in + vectors), out, n, xor_vectors{});
+  }
+  check(status, "cub::DeviceTransform::Transform");
+}
+
 // ... or one tile of blockDim.x * Unroll vectors per block, no loop (prism's raw add's shape).
 template <int Streams, int Unroll>
 __global__ void mixed_tile_kernel(const uint4* in, std::size_t vectors, uint4* out) {
@@ -408,8 +429,14 @@ class event_pair {
 };
 
 // The latency a caller sees: events around the call on an idle stream.
-template <class Run>
-double latency_seconds(cudaStream_t stream, event_pair& events, cache c, Run& run) {
+// `before` is queued ahead of the timed region (a row that sorts in place restores its input there).
+struct nothing_before {
+  void operator()() const {}
+};
+
+template <class Run, class Before = nothing_before>
+double latency_seconds(cudaStream_t stream, event_pair& events, cache c, Run& run, Before before = {}) {
+  before();
   if (c == cache::cold) flush_l2(stream);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   check(cudaEventRecord(events.start, stream), "cudaEventRecord");
@@ -423,9 +450,10 @@ double latency_seconds(cudaStream_t stream, event_pair& events, cache c, Run& ru
 // so the events measure the GPU's work without the host's. Negative when the call waited for the
 // GPU (the hold timed out): then there is no GPU time of its own to measure. The default timeout,
 // 20 ms, is far longer than queuing any call takes.
-template <class Run>
+template <class Run, class Before = nothing_before>
 double gpu_seconds(cudaStream_t stream, event_pair& events, cache c, Run& run,
-                   unsigned long long timeout_ns = 20'000'000) {
+                   unsigned long long timeout_ns = 20'000'000, Before before = {}) {
+  before();
   if (c == cache::cold) flush_l2(stream);
   holder().hold(stream, timeout_ns);
   check(cudaEventRecord(events.start, stream), "cudaEventRecord");
@@ -456,26 +484,28 @@ inline void set_counters(benchmark::State& state, const traffic& bytes, double l
 }
 
 // Times `run` (which queues one call on `stream`) after a warm-up: every iteration measures the
-// latency (the manual time) and, unless the call waits for the GPU, the GPU time.
-template <class Run>
+// latency (the manual time) and, unless the call waits for the GPU, the GPU time. `before` is
+// queued ahead of every call, outside the timed region.
+template <class Run, class Before = nothing_before>
 void time_on_gpu(benchmark::State& state, const traffic& bytes, cache c, Run&& run,
-                 cudaStream_t stream = nullptr) {
+                 cudaStream_t stream = nullptr, Before before = {}) {
+  before();
   run();  // warm-up: lazy module loading, first-touch, scratch, and the data into L2 if warm
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   event_pair events;
   // A second warm-up that also tells whether the call waits for the GPU (a 2 ms hold: a call that
   // waits costs that much, a call that does not is queued in microseconds); tried twice, since a
   // kernel loaded lazily on its first launch behind the held stream would wait once too.
-  const bool has_gpu_time = gpu_seconds(stream, events, c, run, 2'000'000) >= 0 ||
-                            gpu_seconds(stream, events, c, run, 2'000'000) >= 0;
+  const bool has_gpu_time = gpu_seconds(stream, events, c, run, 2'000'000, before) >= 0 ||
+                            gpu_seconds(stream, events, c, run, 2'000'000, before) >= 0;
   double latency = 0, gpu = 0;
   int gpu_samples = 0;
   for (auto _ : state) {
-    const double seconds = latency_seconds(stream, events, c, run);
+    const double seconds = latency_seconds(stream, events, c, run, before);
     state.SetIterationTime(seconds);
     latency += seconds;
     if (has_gpu_time) {
-      const double g = gpu_seconds(stream, events, c, run);
+      const double g = gpu_seconds(stream, events, c, run, 20'000'000, before);
       if (g >= 0) {
         gpu += g;
         ++gpu_samples;
@@ -611,6 +641,8 @@ inline ceiling_set measure_ceilings() {
          median_gbps(moved, [&] { mixed_tile_kernel<k, 1><<<blocks(256, 1), 256>>>(in, part, written); }));
     best(into, "one tile per block, 256 threads x 4 16-byte vectors of each array",
          median_gbps(moved, [&] { mixed_tile_kernel<k, 4><<<blocks(256, 4), 256>>>(in, part, written); }));
+    best(into, "cub::DeviceTransform::Transform of 16-byte vectors",
+         median_gbps(moved, [&] { mixed_cub_transform<k>(in, part, written); }));
   };
   c.mixed1 = c.copy;
   mixed(c.mixed1, std::integral_constant<int, 1>{});

@@ -4,10 +4,14 @@
 // Rows (algorithm/type/implementation/n, n = 2^10 ... 2^28 by 4x):
 //   sort/uint32, sort/float               uniform random keys (every uint32; floats in [-1, 1))
 //   sort_few/uint32, sort_few/float       16 distinct keys, at random
+//   sort_in_place/uint32                  the same keys as sort/uint32, sorted in place (the GPU
+//                                         implementations; the input is restored before each call,
+//                                         outside the timed region): Thrust's own spelling, which
+//                                         out of place must copy the input first
 //   sort_by_key/uint32                    uniform uint32 keys carrying uint32 values
 //   argsort/float                         uniform float keys, int32 indices
 //   sort/uint32/lesson_<stage>/n          the lesson's stages (uint32, uniform)
-// Every call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
+// Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
 // implementation (an LSD radix sort with 8-bit digits: CUB's onesweep, prism's raw) moves at
@@ -33,10 +37,10 @@
 namespace prism::bench {
 namespace {
 
-enum class operation { sort, sort_few, sort_by_key, argsort };
+enum class operation { sort, sort_few, sort_in_place, sort_by_key, argsort };
 
 constexpr const char* name_of(operation op) {
-  constexpr const char* names[] = {"sort", "sort_few", "sort_by_key", "argsort"};
+  constexpr const char* names[] = {"sort", "sort_few", "sort_in_place", "sort_by_key", "argsort"};
   return names[static_cast<int>(op)];
 }
 
@@ -116,9 +120,16 @@ struct arrays {
     switch (op) {
       case operation::sort:
       case operation::sort_few: sort(policy, k, ko); break;
+      case operation::sort_in_place: sort(policy, ko); break;
       case operation::sort_by_key: sort_by_key(policy, k, v, ko, vo); break;
       case operation::argsort: argsort(policy, k, idx); break;
     }
+  }
+
+  // sort_in_place's input, put back before each call.
+  void restore() {
+    prism::check(cudaMemcpyAsync(keys_out.data(), keys.data(), keys.size() * sizeof(K), cudaMemcpyDeviceToDevice),
+                 "cudaMemcpyAsync");
   }
 
   // Empty when the output is right: sorted, and the same keys (a checksum); sort_by_key's values
@@ -189,13 +200,16 @@ void register_operation(operation op, bool gpu) {
     for (impl which : sort_implementations) {
       const bool on_gpu = which != impl::cpu;
       if (on_gpu && !gpu) continue;
-      if (!on_gpu && n > cpu_largest) continue;
+      if (!on_gpu && (n > cpu_largest || op == operation::sort_in_place)) continue;
       for (cache c : cache_modes(bytes, on_gpu)) {
         const std::string row = row_name(name_of(op), type, std::string(name(which)), n, c);
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
                                                   arrays<K>& a = arrays_for<K>(key, static_cast<std::size_t>(n), op);
-                                                  if (on_gpu) {
+                                                  if (on_gpu && op == operation::sort_in_place) {
+                                                    time_on_gpu(state, bytes, c, [&] { a.call(op, which); }, nullptr,
+                                                                [&] { a.restore(); });
+                                                  } else if (on_gpu) {
                                                     time_on_gpu(state, bytes, c, [&] { a.call(op, which); });
                                                   } else {
                                                     time_on_host(state, bytes, [&] { a.call(op, which); });
@@ -236,6 +250,7 @@ void register_rows(bool gpu) {
   if (gpu) register_lesson();
   register_operation<std::uint32_t>(operation::sort, gpu);
   register_operation<std::uint32_t>(operation::sort_few, gpu);
+  register_operation<std::uint32_t>(operation::sort_in_place, gpu);
   register_operation<float>(operation::sort, gpu);
   register_operation<float>(operation::sort_few, gpu);
   register_operation<std::uint32_t>(operation::sort_by_key, gpu);

@@ -169,7 +169,7 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
       a.kind = detail::radix::key_kind::unsigned_integer;
       a.tile_offsets = counts;
       a.tiles = static_cast<unsigned>(blocks);
-      detail::launch(algorithm, "tile_pass_kernel", detail::radix::tile_pass_kernel<std::uint32_t, std::uint32_t, false>,
+      detail::launch(algorithm, "tile_pass_kernel", detail::radix::tile_pass_kernel<std::uint32_t, std::uint32_t, false, false>,
                      static_cast<unsigned>(blocks), block_size, stream, a);
     } else {
       detail::launch(algorithm, "split_scatter_kernel", split_scatter_kernel<Bits>, static_cast<unsigned>(blocks),

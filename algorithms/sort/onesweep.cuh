@@ -188,9 +188,10 @@ struct shared_buffer {
 // One pass over one tile: rank, find the digits' places (look-back, or the counting pass's table),
 // scatter through shared memory. LookBack: onesweep (tiles take tickets in the order they start,
 // so every tile one waits for is running); otherwise stage 3 of the lesson (tile = blockIdx.x).
-// At least 4 blocks per SM (64 registers a thread; ptxas spills a word or two): while one block
-// waits in its look-back, the others load and rank.
-template <class B, class V, bool LookBack>
+// At least 4 blocks per SM (64 registers a thread): while one block waits in its look-back, the
+// others load and rank. Values: whether values travel with the keys (a.values_out set); a
+// keys-only sort compiles without their bookkeeping, which would take registers from the ranking.
+template <class B, class V, bool LookBack, bool Values>
 __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a) {
   constexpr unsigned K = items_per_thread<B>, T = tile_items<B>, warps = threads / 32;
   using X = std::conditional_t<(sizeof(V) > sizeof(B)), V, B>;
@@ -278,18 +279,18 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
   }
   __syncthreads();
   const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
-  unsigned out_digits[K / 4] = {};
+  unsigned out_digits[Values ? K / 4 : 1] = {};
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     const unsigned j = i * threads + threadIdx.x;
     if (j < in_tile) {
       const B k = keys_shared[j];
       const unsigned digit = a.digit(k);
-      out_digits[i / 4] |= digit << (8 * (i % 4));
+      if constexpr (Values) out_digits[i / 4] |= digit << (8 * (i % 4));
       a.keys_out[digit_global[digit] + j] = k;
     }
   }
-  if (a.values_out == nullptr) return;
+  if constexpr (!Values) return;
 
   // Values the same way: loaded only now, so that they take no registers during the ranking.
   __syncthreads();  // every key has left shared memory
@@ -373,14 +374,6 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
   const std::size_t portions = (n + portion_items - 1) / portion_items;
-  // Several portions sorted wrong on the H200 (2^32 + 4099 uint32 keys): until that is found,
-  // the raw sort takes one portion and says so.
-  if (portions > 1) {
-    throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw sort takes at most " +
-                                std::to_string(portion_items) + " keys (2^30 - " + std::to_string(T) +
-                                ", its look-back counts are 30 bits); " + std::to_string(n) +
-                                " given: use impl::cub or impl::thrust");
-  }
   const std::size_t most_tiles = std::min((n + T - 1) / T, portion_tiles);
   const bool carry = values_out != nullptr;
 
@@ -402,16 +395,23 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   auto* states = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes);
   const cudaStream_t stream = policy.stream();
 
-  check(cudaMemsetAsync(counts, 0, counts_bytes, stream), "cudaMemsetAsync", algorithm);
-  const auto resident = static_cast<std::size_t>(multiprocessor_count()) * 8;
-  for (std::size_t q = 0; q < portions; ++q) {
-    const std::size_t begin = q * portion_items, count = std::min(portion_items, n - begin);
-    const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(count), resident));
-    launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<B>, grid, threads, stream, keys_in, begin,
-           count, kind, descending, counts + q * passes * radix);
-  }
-  launch(algorithm, "digit_base_kernel", digit_base_kernel<B>, passes, threads, stream, static_cast<const unsigned*>(counts),
-         static_cast<unsigned>(portions), passes, base);
+  // Where each portion's digits start in the output, from the digit counts of every portion of
+  // `keys`. With one portion, the counts of the input serve every pass: a pass only reorders the
+  // keys. With several, a portion of a later pass's input holds other keys than the same portion
+  // of the input, so each pass counts its own input first (one more read of the keys a pass).
+  const auto count_digits = [&](const B* keys) {
+    check(cudaMemsetAsync(counts, 0, counts_bytes, stream), "cudaMemsetAsync", algorithm);
+    const auto resident = static_cast<std::size_t>(multiprocessor_count()) * 8;
+    for (std::size_t q = 0; q < portions; ++q) {
+      const std::size_t begin = q * portion_items, count = std::min(portion_items, n - begin);
+      const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(count), resident));
+      launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<B>, grid, threads, stream, keys, begin,
+             count, kind, descending, counts + q * passes * radix);
+    }
+    launch(algorithm, "digit_base_kernel", digit_base_kernel<B>, passes, threads, stream,
+           static_cast<const unsigned*>(counts), static_cast<unsigned>(portions), passes, base);
+  };
+  count_digits(keys_in);
 
   for (unsigned p = 0; p < passes; ++p) {
     pass_args<B, V> a{};
@@ -425,6 +425,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
     a.descending = descending;
     a.states = states;
     a.ticket = lease.zeroed_counter();
+    if (p > 0 && portions > 1) count_digits(a.keys_in);
     for (std::size_t q = 0; q < portions; ++q) {
       a.begin = q * portion_items;
       a.count = std::min(portion_items, n - a.begin);
@@ -432,7 +433,11 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       a.digit_base = base + (q * passes + p) * radix;
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
-      launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true>, a.tiles, threads, stream, a);
+      if (carry) {
+        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true, true>, a.tiles, threads, stream, a);
+      } else {
+        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true, false>, a.tiles, threads, stream, a);
+      }
     }
   }
 }

@@ -34,10 +34,10 @@
 //   buffer). argsort takes n * sizeof(key) more (the sorted keys, discarded) in cub and raw. thrust
 //   and cpu out of place copy the input to the output first and sort there (n more bytes each way).
 // - Sizes: 64-bit everywhere. cub (CUB 3.0.1 picks a 64-bit offset from a 64-bit count) and
-//   thrust (64-bit counts) sort past 2^32 elements; so does cpu. raw takes one portion of
-//   2^30 - 4096 keys (4-byte keys; 2^30 - 2048 for 8-byte ones: its look-back counts are 30 bits)
-//   and refuses more with std::invalid_argument naming the limit. The lesson's stages count in
-//   32 bits and refuse 2^32 elements or more.
+//   thrust (64-bit counts) sort past 2^32 elements; so do cpu and raw (raw's look-back counts are
+//   30 bits, so past 2^30 - 4096 keys it sorts in portions and counts each pass's digits first:
+//   one more read of the keys per pass). The lesson's stages count in 32 bits and refuse 2^32
+//   elements or more.
 // - Nothing waits: every call is enqueued on the policy's stream (and may be captured into a CUDA
 //   graph) except impl::cpu, which runs on the host.
 //
