@@ -36,6 +36,8 @@ struct communicator::state {
 
   // Per local GPU: a stream of its own and the workspace (a slot for this rank's partial state and
   // one per rank for the gathered ones), zeroed once so that nothing sent is ever uninitialized.
+  // Zeroed on that stream and waited for: the stream does not wait for the legacy default stream
+  // (cudaMemset's), and a zeroing still queued there could land after the first claim is written.
   void make_streams_and_workspaces() {
     device_guard guard;
     for (int device : devices) {
@@ -47,7 +49,8 @@ struct communicator::state {
       const std::size_t bytes = slot_bytes * (static_cast<std::size_t>(size) + 2);
       check(cudaMalloc(&memory, bytes), "cudaMalloc", "communicator");
       workspaces.push_back(memory);
-      check(cudaMemset(memory, 0, bytes), "cudaMemset", "communicator");
+      check(cudaMemsetAsync(memory, 0, bytes, stream), "cudaMemsetAsync", "communicator");
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "communicator");
     }
     check(cudaHostAlloc(&pinned, slot_bytes, cudaHostAllocDefault), "cudaHostAlloc", "communicator");
   }

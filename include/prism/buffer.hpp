@@ -62,13 +62,17 @@ class device_buffer {
   std::size_t size() const noexcept { return size_; }
   span<T> view() const noexcept { return {data_, size_}; }
 
-  // Blocking copies to and from host memory of the same size.
+  // Blocking copies to and from host memory of the same size. From pageable memory cudaMemcpy
+  // may return before its DMA has landed (the data is staged): the default stream is waited for,
+  // so that work on a stream that does not wait for the default one (non-blocking) sees the data.
   void copy_from(std::span<const T> host,
                  std::source_location where = std::source_location::current()) {
     if (host.size() != size_) throw std::invalid_argument("prism::device_buffer: size mismatch");
-    if (size_ > 0)
+    if (size_ > 0) {
       check(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
             "cudaMemcpy", "device_buffer::copy_from", where);
+      check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize", "device_buffer::copy_from", where);
+    }
   }
   void copy_to(std::span<T> host,
                std::source_location where = std::source_location::current()) const {
