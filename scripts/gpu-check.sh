@@ -31,7 +31,8 @@
 # PRISM_SANITIZE_ONLY, if set, names the test binaries the sanitize stage runs ("test_scan
 # test_core"); PRISM_SANITIZE_TIMEOUT is each (tool, binary) pair's limit in seconds (540);
 # PRISM_SANITIZE_SHARDS splits each pair's tests over that many processes at once (GoogleTest's
-# sharding; 1), for machines with the cores to spare.
+# sharding; 1), for machines with the cores to spare; PRISM_SANITIZE_TOOLS names the tools
+# (all four: "memcheck racecheck synccheck initcheck").
 # PRISM_BENCH_SUITES, if set, names the suites to run ("elementwise reduce"; "peers" is the peers
 # script, "report" the tables, "scale" the scaling runs), so that a long stage can be split over
 # several runs.
@@ -101,7 +102,7 @@ stage_sanitize() {
   local only=${PRISM_SANITIZE_ONLY:-} limit=${PRISM_SANITIZE_TIMEOUT:-540} shards=${PRISM_SANITIZE_SHARDS:-1}
   for binary in "$build"/test/test_*; do
     [ -z "$only" ] || [[ " $only " == *" ${binary##*/} "* ]] || continue
-    for tool in memcheck racecheck synccheck initcheck; do
+    for tool in ${PRISM_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
       local filter="$gpu_tests:-$on_purpose"
       # racecheck is for shared-memory hazards inside kernels: the sharded scans run the scan
       # family's kernel (raced there), and NCCL's own kernels are not prism's to check.
