@@ -5,7 +5,8 @@
 //
 // Rows (algorithm/type/implementation/n[/cold|/warm], n = 2^10 ... 2^28 by 4x, float and double):
 //   sum/...                 every implementation, automatic, and the lesson: lesson_<stage>
-//   min, argmax, dot, norm1, norm2, variance/...   every implementation
+//   product, min, max, minmax, argmin, argmax, count_if, dot, norm1, norm2, norm_inf, mean,
+//   variance, stddev/...    every implementation (count_if counts x > 1)
 //   dot, norm1, norm2/<type>/cublas/...            cublas<t>dot, <t>asum, <t>nrm2
 //   sum_to_host/<type>/<impl>/1024                 a sum returned to the host: wall clock from
 //                                                  the call to the value in hand
@@ -16,7 +17,8 @@
 // up to 2^22.
 //
 // Inputs (harness.hpp): x and y uniform in [0.5, 1.5), so that a lost part of the input shows in
-// the sum; in x, for every size n, a largest and a smallest value planted at random positions in
+// the sum (product's input is z, uniform in [1 - 2^-10, 1 + 2^-10), whose product stays within
+// float's range at every size); in x, for every size n, a largest and a smallest value planted at random positions in
 // [n/2, n), so that argmax's answer is a random position in the second half of each size and no
 // kernel can pass by reading a prefix. After timing, each row checks its result against float64
 // references computed on the host from the same arrays.
@@ -42,19 +44,18 @@ namespace {
 constexpr std::int64_t largest_size = std::int64_t{1} << 28;
 constexpr std::int64_t largest_cpu_size = std::int64_t{1} << 22;
 
-enum class reduction { sum, min, argmax, dot, norm1, norm2, variance };
+enum class reduction {
+  sum, product, min, max, minmax, argmin, argmax, count_if, dot, norm1, norm2, norm_inf, mean, variance, stddev
+};
+constexpr reduction every_reduction[] = {
+    reduction::sum,   reduction::product, reduction::min,   reduction::max,      reduction::minmax,
+    reduction::argmin, reduction::argmax, reduction::count_if, reduction::dot,   reduction::norm1,
+    reduction::norm2, reduction::norm_inf, reduction::mean, reduction::variance, reduction::stddev};
 
 constexpr const char* name_of(reduction r) {
-  switch (r) {
-    case reduction::sum: return "sum";
-    case reduction::min: return "min";
-    case reduction::argmax: return "argmax";
-    case reduction::dot: return "dot";
-    case reduction::norm1: return "norm1";
-    case reduction::norm2: return "norm2";
-    case reduction::variance: return "variance";
-  }
-  return "";
+  constexpr const char* names[] = {"sum",      "product", "min",   "max",   "minmax",   "argmin", "argmax", "count_if",
+                                   "dot",      "norm1",   "norm2", "norm_inf", "mean", "variance", "stddev"};
+  return names[static_cast<int>(r)];
 }
 
 // ---- inputs ------------------------------------------------------------------------------------
@@ -68,10 +69,12 @@ std::pair<std::size_t, std::size_t> planted_positions(std::int64_t n) {
   return {high, low};
 }
 
-// x (stream 0, extremes planted) or y (stream 1), of `size` elements on the device or the host.
+// x (stream 0, extremes planted), y (stream 1) or product's z (stream 2), of `size` elements on
+// the device or the host.
 template <class T>
 void make_input(span<T> out, int which, bool on_device) {
-  generate(out, distribution{static_cast<std::uint64_t>(which), 0.5, 1.5}, on_device);
+  const double spread = which == 2 ? 0x1.0p-10 : 0.5;
+  generate(out, distribution{static_cast<std::uint64_t>(which), 1 - spread, 1 + spread}, on_device);
   if (which != 0) return;
   int k = 0;
   for (std::int64_t n : sizes()) {
@@ -114,17 +117,17 @@ span<const T> input(int which, std::int64_t n, bool on_device) {
 // ---- float64 references ------------------------------------------------------------------------
 
 struct reference {
-  double sum, abs_sum, min, dot, sum_squares, variance;
-  std::size_t argmax;
+  double sum, abs_sum, min, max, dot, sum_squares, variance, product;
+  std::size_t argmin, argmax, count_above_one, n;
 };
 
 // The references of every size in one pass over the largest arrays (each size is a prefix).
 template <class T>
-std::map<std::int64_t, reference> references_of(const T* x, const T* y, std::int64_t largest) {
+std::map<std::int64_t, reference> references_of(const T* x, const T* y, const T* z, std::int64_t largest) {
   std::map<std::int64_t, reference> refs;
-  double sum = 0, abs_sum = 0, squares = 0, dot = 0;
+  double sum = 0, abs_sum = 0, squares = 0, dot = 0, product = 1;
   double low = std::numeric_limits<double>::infinity(), high = -low;
-  std::size_t argmax = 0;
+  std::size_t argmin = 0, argmax = 0, above = 0;
   const std::vector<std::int64_t> all = sizes();
   auto next = all.begin();
   for (std::int64_t i = 0; i < largest && next != all.end(); ++i) {
@@ -133,11 +136,14 @@ std::map<std::int64_t, reference> references_of(const T* x, const T* y, std::int
     abs_sum += std::fabs(v);
     squares += v * v;
     dot += v * w;
-    low = std::min(low, v);
+    product *= to_double(z[i]);
+    above += v > 1.0;
+    if (v < low) low = v, argmin = static_cast<std::size_t>(i);
     if (v > high) high = v, argmax = static_cast<std::size_t>(i);
     if (i + 1 == *next) {
       const double mean = sum / static_cast<double>(i + 1);
-      refs[i + 1] = {sum, abs_sum, low, dot, squares, squares / static_cast<double>(i + 1) - mean * mean, argmax};
+      refs[i + 1] = {sum,     abs_sum, low,    high,   dot,  squares, squares / static_cast<double>(i + 1) - mean * mean,
+                     product, argmin,  argmax, above,   static_cast<std::size_t>(i + 1)};
       ++next;
     }
   }
@@ -152,12 +158,14 @@ const reference& reference_for(std::int64_t n, bool on_device) {
   if (made) {
     const std::int64_t largest = on_device ? largest_size : largest_cpu_size;
     if (on_device) {
-      std::vector<T> x(largest), y(largest);
+      std::vector<T> x(largest), y(largest), z(largest);
       check(cudaMemcpy(x.data(), input<T>(0, largest, true).data(), largest * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
       check(cudaMemcpy(y.data(), input<T>(1, largest, true).data(), largest * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
-      it->second = references_of(x.data(), y.data(), largest);
+      check(cudaMemcpy(z.data(), input<T>(2, largest, true).data(), largest * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      it->second = references_of(x.data(), y.data(), z.data(), largest);
     } else {
-      it->second = references_of(input<T>(0, largest, false).data(), input<T>(1, largest, false).data(), largest);
+      it->second = references_of(input<T>(0, largest, false).data(), input<T>(1, largest, false).data(),
+                                 input<T>(2, largest, false).data(), largest);
     }
   }
   return it->second.at(n);
@@ -167,24 +175,42 @@ const reference& reference_for(std::int64_t n, bool on_device) {
 // extremes and indices exactly. The GPU implementations add a few thousand elements per thread at
 // most; cpu adds a whole share per OpenMP thread in T (2^21 floats on two cores: 1e-3 off for
 // float variance), so its tolerance is ten times wider.
+// A product's rounding errors add up like a random walk over its n factors, in any order: about
+// sqrt(n / 3) units of roundoff (6e-4 of a float product at 2^28); it is allowed 8 sqrt(n).
+// minmax's second value is the max.
 template <class T>
-std::string judge(reduction r, const reference& ref, double got, bool on_device) {
+std::string judge(reduction r, const reference& ref, std::pair<double, double> got, bool on_device) {
   const double wider = on_device ? 1 : 10;
   const bool single = sizeof(T) == 4;
   const double tolerance = (single ? 1e-4 : 1e-10) * wider;
   const double variance_tolerance = (single ? 1e-3 : 1e-9) * wider;
+  const double n = static_cast<double>(ref.n);
+  const double product_tolerance = 8 * std::sqrt(n) * (single ? 0x1.0p-24 : 0x1.0p-53);
+  const double low = to_double(from_double<T>(ref.min)), high = to_double(from_double<T>(ref.max));
   double want = 0, scale = 0;
   switch (r) {
     case reduction::sum: want = ref.sum, scale = tolerance * ref.abs_sum; break;
-    case reduction::min: want = to_double(from_double<T>(ref.min)); break;
+    case reduction::product: want = ref.product, scale = product_tolerance * ref.product; break;
+    case reduction::min: want = low; break;
+    case reduction::max: want = high; break;
+    case reduction::minmax:
+      want = low;
+      if (got.second != high)
+        return "minmax's max = " + describe(got.second) + ", expected " + describe(high);
+      break;
+    case reduction::argmin: want = static_cast<double>(ref.argmin); break;
     case reduction::argmax: want = static_cast<double>(ref.argmax); break;
+    case reduction::count_if: want = static_cast<double>(ref.count_above_one); break;
     case reduction::dot: want = ref.dot, scale = tolerance * ref.dot; break;
     case reduction::norm1: want = ref.abs_sum, scale = tolerance * ref.abs_sum; break;
     case reduction::norm2: want = std::sqrt(ref.sum_squares), scale = tolerance * want; break;
+    case reduction::norm_inf: want = high; break;  // every input is positive
+    case reduction::mean: want = ref.sum / n, scale = tolerance * ref.abs_sum / n; break;
     case reduction::variance: want = ref.variance, scale = variance_tolerance * ref.variance; break;
+    case reduction::stddev: want = std::sqrt(ref.variance), scale = variance_tolerance * want; break;
   }
-  if (close(got, want, 0, scale)) return "";
-  return std::string(name_of(r)) + " = " + describe(got) + ", expected " + describe(want) +
+  if (close(got.first, want, 0, scale)) return "";
+  return std::string(name_of(r)) + " = " + describe(got.first) + ", expected " + describe(want) +
          " (tolerance " + describe(scale) + ")";
 }
 
@@ -195,14 +221,25 @@ template <class T>
 void reduce_once(reduction r, const execution_policy& policy, span<const T> x, span<const T> y,
                  void* result) {
   const span<T> value(static_cast<T*>(result), 1);
+  const span<std::size_t> index(static_cast<std::size_t*>(result), 1);
   switch (r) {
     case reduction::sum: sum(policy, x, value); break;
+    case reduction::product: product(policy, y, value); break;  // y is product's z here (register_row)
     case reduction::min: min(policy, x, value); break;
-    case reduction::argmax: argmax(policy, x, span<std::size_t>(static_cast<std::size_t*>(result), 1)); break;
+    case reduction::max: max(policy, x, value); break;
+    case reduction::minmax: minmax(policy, x, span<minmax_result<T>>(static_cast<minmax_result<T>*>(result), 1)); break;
+    case reduction::argmin: argmin(policy, x, index); break;
+    case reduction::argmax: argmax(policy, x, index); break;
+    case reduction::count_if:
+      count_if(policy, x, comparison::greater, T(1), span<std::uint64_t>(static_cast<std::uint64_t*>(result), 1));
+      break;
     case reduction::dot: dot(policy, x, y, value); break;
     case reduction::norm1: norm1(policy, x, value); break;
     case reduction::norm2: norm2(policy, x, value); break;
+    case reduction::norm_inf: norm_inf(policy, x, value); break;
+    case reduction::mean: mean(policy, x, value); break;
     case reduction::variance: variance(policy, x, value); break;
+    case reduction::stddev: stddev(policy, x, value); break;
   }
 }
 
@@ -242,21 +279,24 @@ void cublas_once(reduction r, const T* x, const T* y, T* result, int n) {
 template <class T>
 using reducer = std::function<void(span<const T> x, span<const T> y, void* result)>;
 
-// Reads the result (and perturbs it first under PRISM_BENCH_BREAK) as a double.
+// Reads the result (and perturbs it first under PRISM_BENCH_BREAK) as doubles: the value, and
+// minmax's max second.
 template <class T>
-double read_result(reduction r, void* result, bool on_device) {
-  const auto read = [&](auto* p) {
-    if (break_requested()) perturb(p, 0, on_device);
+std::pair<double, double> read_result(reduction r, void* result, bool on_device) {
+  const auto read = [&](auto* p, int k) {
+    if (break_requested()) perturb(p, k, on_device);
     std::remove_pointer_t<decltype(p)> v{};
     if (on_device) {
-      check(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check(cudaMemcpy(&v, p + k, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy");
     } else {
-      v = *p;
+      v = p[k];
     }
     return to_double(v);
   };
-  if (r == reduction::argmax) return read(static_cast<std::size_t*>(result));
-  return read(static_cast<T*>(result));
+  if (r == reduction::argmin || r == reduction::argmax) return {read(static_cast<std::size_t*>(result), 0), 0};
+  if (r == reduction::count_if) return {read(static_cast<std::uint64_t*>(result), 0), 0};
+  if (r == reduction::minmax) return {read(static_cast<T*>(result), 0), read(static_cast<T*>(result), 1)};
+  return {read(static_cast<T*>(result), 0), 0};
 }
 
 template <class T>
@@ -264,17 +304,17 @@ void register_row(reduction r, const std::string& row, bool on_gpu, std::int64_t
                   reducer<T> call) {
   const traffic bytes{(r == reduction::dot ? 2.0 : 1.0) * static_cast<double>(n) * sizeof(T), 0};
   configure(benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
-              const span<const T> x = input<T>(0, n, on_gpu), y = input<T>(1, n, on_gpu);
-              device_buffer<double> device_result(on_gpu ? 1 : 0);
-              double host_result = 0;
-              void* result = on_gpu ? static_cast<void*>(device_result.data()) : &host_result;
+              const span<const T> x = input<T>(0, n, on_gpu), y = input<T>(r == reduction::product ? 2 : 1, n, on_gpu);
+              device_buffer<double> device_result(on_gpu ? 2 : 0);  // room for minmax of double
+              double host_result[2] = {};
+              void* result = on_gpu ? static_cast<void*>(device_result.data()) : host_result;
               if (on_gpu) {
                 time_on_gpu(state, bytes, c, [&] { call(x, y, result); });
               } else {
                 time_on_host(state, bytes, [&] { call(x, y, result); });
               }
               verify(state, row, [&] {
-                poison(span<double>(static_cast<double*>(result), 1), on_gpu);
+                poison(span<double>(static_cast<double*>(result), 2), on_gpu);
                 call(x, y, result);
                 if (on_gpu) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
                 return judge<T>(r, reference_for<T>(n, on_gpu), read_result<T>(r, result, on_gpu), on_gpu);
@@ -334,7 +374,7 @@ void register_sum_to_host(bool gpu) {
                 verify(state, name, [&] {
                   T value = call(x);
                   if (break_requested()) perturb(&value, 0, false);
-                  return judge<T>(reduction::sum, reference_for<T>(n, on_gpu), to_double(value), on_gpu);
+                  return judge<T>(reduction::sum, reference_for<T>(n, on_gpu), {to_double(value), 0}, on_gpu);
                 });
               }),
               bytes, on_gpu);
@@ -352,10 +392,7 @@ void register_sum_to_host(bool gpu) {
 
 template <class T>
 void register_type(bool gpu) {
-  for (reduction r : {reduction::sum, reduction::min, reduction::argmax, reduction::dot,
-                      reduction::norm1, reduction::norm2, reduction::variance}) {
-    register_reduction<T>(r, gpu);
-  }
+  for (reduction r : every_reduction) register_reduction<T>(r, gpu);
   register_sum_to_host<T>(gpu);
 }
 
