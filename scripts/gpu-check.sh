@@ -5,7 +5,8 @@
 # build     configure and build everything for this machine's GPU (all cores)
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
 #           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
-#           it hung in), the huge ones (past 2^32 elements, tens of GB) one binary at a time;
+#           it hung in, with its threads' stacks), the huge ones (past 2^32 elements, tens of GB)
+#           one binary at a time (3 x PRISM_TEST_TIMEOUT each);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
@@ -51,20 +52,44 @@ stage_build() {
 # The tests that need a GPU, by name (test/CMakeLists.txt splits CTest's entries the same way).
 gpu_tests='*Gpu*:*/thrust:*/raw_naive:*/raw:*/cub:*/automatic'
 
+# Runs a command for at most LIMIT seconds, its output to LOG. One still running then has the stack
+# of every thread appended to LOG (cuda-gdb attaches to any process; there is no gdb on the GPU
+# machines) before it is stopped, and fails with 124: a hang leaves what is needed to find it.
+run_limited() {
+  local limit=$1 log=$2 waited=0
+  shift 2
+  "$@" >"$log" 2>&1 &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "== still running after $limit s: every thread's stack, then stopped" >>"$log"
+    command -v cuda-gdb >/dev/null &&
+      timeout 120 cuda-gdb -p "$pid" -batch -ex "info threads" -ex "thread apply all bt" >>"$log" 2>&1
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 124
+  fi
+  wait "$pid"
+}
+
 stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   local pids=() failed=0
-  # A binary that hangs is stopped (and fails) after PRISM_TEST_TIMEOUT seconds (300), and says
-  # which test it was in: every test's start is in its log.
+  # A binary that hangs is stopped (and fails) after PRISM_TEST_TIMEOUT seconds (300), says which
+  # test it was in (every test's start is in its log) and leaves its threads' stacks there. The
+  # tests past 2^32 elements, one binary after another beside all the rest, get three times that.
   local limit=${PRISM_TEST_TIMEOUT:-300}
   for binary in "$build"/test/test_*; do
-    timeout "$limit" "$binary" --gtest_filter="$gpu_tests:-*Huge*" >"$out/test-${binary##*/}.log" 2>&1 &
+    run_limited "$limit" "$out/test-${binary##*/}.log" "$binary" --gtest_filter="$gpu_tests:-*Huge*" &
     pids+=($!)
   done
   (for binary in "$build"/test/test_*; do
      "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
      echo "== ${binary##*/}"
-     timeout "$limit" "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
+     timeout $((3 * limit)) "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
    done) >"$out/test-huge.log" 2>&1 &
   pids+=($!)
   # The examples check their own results, on the GPU where there is one.
