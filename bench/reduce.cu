@@ -18,10 +18,10 @@
 //
 // Inputs (harness.hpp): x and y uniform in [0.5, 1.5), so that a lost part of the input shows in
 // the sum (product's input is z, uniform in [1 - 2^-10, 1 + 2^-10), whose product stays within
-// float's range at every size); in x, for every size n, a largest and a smallest value planted at random positions in
-// [n/2, n), so that argmax's answer is a random position in the second half of each size and no
-// kernel can pass by reading a prefix. After timing, each row checks its result against float64
-// references computed on the host from the same arrays.
+// float's range at every size); in x, for every size n, a largest and a smallest value planted at
+// random positions in [n/2, n), so that argmax's and argmin's answers are random positions in the
+// second half of each size and no kernel can pass by reading a prefix. After timing, each row
+// checks its result against float64 references computed on the host from the same arrays.
 #include <prism/reduce.hpp>
 
 #include "harness.hpp"

@@ -206,11 +206,10 @@ void register_operation(operation op, bool gpu) {
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
                                                   arrays<K>& a = arrays_for<K>(key, static_cast<std::size_t>(n), op);
-                                                  if (on_gpu && op == operation::sort_in_place) {
-                                                    time_on_gpu(state, bytes, c, [&] { a.call(op, which); }, nullptr,
-                                                                [&] { a.restore(); });
-                                                  } else if (on_gpu) {
-                                                    time_on_gpu(state, bytes, c, [&] { a.call(op, which); });
+                                                  if (on_gpu) {
+                                                    time_on_gpu(state, bytes, c, [&] { a.call(op, which); }, nullptr, [&] {
+                                                      if (op == operation::sort_in_place) a.restore();
+                                                    });
                                                   } else {
                                                     time_on_host(state, bytes, [&] { a.call(op, which); });
                                                   }
