@@ -6,7 +6,7 @@
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
 #           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
 #           it hung in, with its threads' stacks), the huge ones (past 2^32 elements, tens of GB)
-#           one binary at a time (3 x PRISM_TEST_TIMEOUT each);
+#           one binary at a time (3 x PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
@@ -86,12 +86,15 @@ stage_test() {
     run_limited "$limit" "$out/test-${binary##*/}.log" "$binary" --gtest_filter="$gpu_tests:-*Huge*" &
     pids+=($!)
   done
-  (for binary in "$build"/test/test_*; do
-     "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
-     echo "== ${binary##*/}"
-     timeout $((3 * limit)) "$binary" --gtest_filter="*Huge*" --gtest_brief=1 || exit 1
-   done) >"$out/test-huge.log" 2>&1 &
-  pids+=($!)
+  # PRISM_TEST_HUGE=0 leaves them out (to be run on their own, e.g. on another GPU).
+  if [ "${PRISM_TEST_HUGE:-1}" != 0 ]; then
+    (for binary in "$build"/test/test_*; do
+       "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
+       echo "== ${binary##*/}"
+       timeout $((3 * limit)) "$binary" --gtest_filter="*Huge*" || exit 1
+     done) >"$out/test-huge.log" 2>&1 &
+    pids+=($!)
+  fi
   # The examples check their own results, on the GPU where there is one.
   (for example in "$build"/examples/[0-9][0-9]_*; do
      [ -x "$example" ] || continue
@@ -146,7 +149,7 @@ stage_sanitize() {
         logs+=("$log")
         GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" compute-sanitizer --tool "$tool" \
           --error-exitcode 99 --print-limit 20 --report-api-errors $api \
-          "$binary" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
+          "$binary" --gtest_filter="$filter" >"$log" 2>&1 &
         pids+=($!)
       done
     done
@@ -155,7 +158,9 @@ stage_sanitize() {
     wait "${pids[$i]}"
     status=$?
     echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
-    grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" | head -20
+    grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" | grep -v "^\[ *\(OK\|RUN\)" | head -20
+    # Stopped at its limit: the test it was in, and how many had passed.
+    [ $status = 124 ] && echo "stopped in: $(grep '^\[ RUN' "${logs[$i]}" | tail -1) after $(grep -c '^\[ *OK' "${logs[$i]}") passed"
     [ $status = 0 ] || failed=1
     rm -f "${logs[$i]}"
   done

@@ -23,9 +23,11 @@
 //           is split, each part counted into scratch and added to the counts.
 //   raw     one kernel, one pass: 16-byte sample loads (4 per thread in flight), a private
 //           sub-histogram per warp in shared memory (8 per block: a skewed input's colliding
-//           atomics spread over 8 copies), a warp whose 32 lanes' vectors all fall into one bin
-//           adds them with one atomic (vote + shuffle: the all-in-one-bin case), the copies
-//           summed and added to the global counts at the end (one atomic per bin per block).
+//           atomics spread over 8 copies), a vector whose samples all fall into one bin added
+//           with one atomic (a skewed input: the lanes of a warp adding to one counter are
+//           combined in hardware, which measured faster than voting across the warp first),
+//           the copies summed and added to the global counts at the end (one atomic per bin per
+//           block). The binner's floor avoids the conversion unit (see even_float_bins).
 //           uint8 samples look their bin up in a 256-entry table in shared memory. Bins that do
 //           not fit 46 KB of shared memory are counted with global atomics directly. The counts
 //           are zeroed first (cudaMemsetAsync on the stream).
@@ -101,8 +103,24 @@ struct even_float_bins {
   __host__ __device__ int operator()(T x) const {
     if (!(x >= lo && x < hi)) return -1;  // outside, +-inf, NaN
     const T q = (x - lo) * scale;
-    const unsigned k = q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
-    const T fraction = q - static_cast<T>(k);
+    unsigned k;
+    T fraction;
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, float>) {
+      // floor(q) without the conversion unit (a quarter of the arithmetic rate): q + 2^23 rounded
+      // toward zero keeps q's integer part in its low mantissa bits, and the fraction is exact.
+      // For q >= 2^23 (more bins than that) the bits are wrong but past `bins`: settled below.
+      constexpr float shift = 8388608.0f;
+      const float t = __fadd_rz(q, shift);
+      const unsigned whole = __float_as_uint(t) & 0x7FFFFFu;
+      k = whole < bins && q < shift ? whole : bins;
+      fraction = q - (t - shift);
+    } else
+#endif
+    {
+      k = q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
+      fraction = q - static_cast<T>(k);
+    }
     if (k < bins && fraction > margin && fraction < T(1) - margin) return static_cast<int>(k);
     return settle(x, k);
   }
@@ -368,7 +386,6 @@ __global__ void __launch_bounds__(block_size)
     sub_histogram_kernel(const T* x, std::size_t n, std::size_t head, Binner binner, unsigned bins, unsigned copies,
                          C* counts) {
   constexpr int V = 16 / sizeof(T), U = histogram_unroll;
-  constexpr unsigned full = 0xffffffffu;
   extern __shared__ unsigned sub[];
   __shared__ int table[sizeof(T) == 1 ? 256 : 1];  // uint8: every byte's bin, computed once
   if constexpr (sizeof(T) == 1) {
@@ -395,8 +412,7 @@ __global__ void __launch_bounds__(block_size)
   };
 
   // Whole vectors: each warp takes 32 * U consecutive vectors per step, lane l the vectors
-  // l, l + 32, ... of them (coalesced). The loop is uniform across the warp (its bound depends
-  // on the warp's base only), so the whole warp votes together.
+  // l, l + 32, ... of them (coalesced).
   const T* body = x + head;
   const std::size_t vectors = (n - head) / V;
   const std::size_t warps = std::size_t{gridDim.x} * (blockDim.x / 32);
@@ -417,11 +433,7 @@ __global__ void __launch_bounds__(block_size)
       bool one_bin = b[0] >= 0;
 #pragma unroll
       for (int k = 1; k < V; ++k) one_bin = one_bin && b[k] == b[0];
-      // All 32 lanes' vectors in one bin (a skewed input): one atomic for 32 * V samples.
-      const int first = __shfl_sync(full, b[0], 0);
-      if (__all_sync(full, one_bin && b[0] == first)) {
-        if (lane == 0) add(first, 32u * V);
-      } else if (one_bin) {
+      if (one_bin) {
         add(b[0], V);
       } else {
 #pragma unroll

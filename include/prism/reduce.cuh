@@ -179,9 +179,23 @@ R reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, 
              G finalize, R* device_result, std::size_t n, const In*... in) {
   const cudaStream_t stream = policy.stream();
   clear_stale_error();
-  std::size_t temp_bytes = 0;
-  check(cub_reduce(nullptr, temp_bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
-        "cub::DeviceReduce", algorithm);
+  // CUB's size query costs about as much host time as the call itself (it asks the device's
+  // occupancy). Its answer depends only on n and the device for one instantiation, so each host
+  // thread keeps its last one: a loop of same-size calls asks once.
+  struct size_memo {
+    int device = -1;
+    std::size_t n = 0, bytes = 0;
+  };
+  static thread_local size_memo memo;
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice", algorithm);
+  if (memo.device != device || memo.n != n) {
+    std::size_t bytes = 0;
+    check(cub_reduce(nullptr, bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
+          "cub::DeviceReduce", algorithm);
+    memo = {device, n, bytes};
+  }
+  std::size_t temp_bytes = memo.bytes;
   std::optional<host_slot> slot;
   if (device_result == nullptr) slot.emplace(algorithm);
   {
