@@ -285,6 +285,9 @@ void check_arg(impl which, std::size_t n, std::size_t offset) {
   auto x = random_vector<T>(n, seed);
   const std::size_t i = mix(seed) % n, j = std::min(n - 1, i + 1 + mix(seed + 1) % n);
   auto lowest = x, highest = x;
+  // The planted extremes are the only ones: an unsigned type's random values can be 0 (lowest).
+  for (auto& v : lowest) v = std::max(v, static_cast<T>(std::numeric_limits<T>::lowest() + T(1)));
+  for (auto& v : highest) v = std::min(v, static_cast<T>(std::numeric_limits<T>::max() - T(1)));
   lowest[i] = lowest[j] = std::numeric_limits<T>::lowest();
   highest[i] = highest[j] = std::numeric_limits<T>::max();
   placed_array<T> dlow(lowest, memory_of(which), offset);

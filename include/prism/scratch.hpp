@@ -17,7 +17,9 @@
 //     enqueues, so host threads sharing a stream take turns. The cache keeps at most
 //     `cached_streams_per_device` streams: past that the least recently used half is freed, after
 //     the device has finished its work (one cudaDeviceSynchronize per eviction), so the
-//     footprint does not grow with the number of streams a process has ever used.
+//     footprint does not grow with the number of streams a process has ever used. A host
+//     thread that has used its cudaStreamPerThread here waits for that stream when it exits
+//     (scratch.cpp says why: the CUDA runtime's own teardown of it can stall).
 // Every block starts with a word that is zero when the call's work starts and that the work must
 // leave zero (a kernel's arrival counter): no memset launch per call.
 #include <prism/execution.hpp>
