@@ -12,7 +12,8 @@
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
-#           element-wise family's add and the rest in full). Tests that make CUDA fail on purpose
+#           element-wise family's add and the rest in full), with PRISM_TEST_SMALL=1: the tests'
+#           large sizes shrink to 2^16 and a little more (test/testing.hpp, `large`). Tests that make CUDA fail on purpose
 #           (allocation failures) are left out: the sanitizers count those API errors.
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json (console to
 #           OUTDIR/bench_<family>.log), the peers (bench/peers.py) to OUTDIR/peers.json (log in
@@ -147,7 +148,7 @@ stage_sanitize() {
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
-        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" compute-sanitizer --tool "$tool" \
+        PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" compute-sanitizer --tool "$tool" \
           --error-exitcode 99 --print-limit 20 --report-api-errors $api \
           "$binary" --gtest_filter="$filter" >"$log" 2>&1 &
         pids+=($!)

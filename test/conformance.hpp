@@ -109,7 +109,7 @@ void check_size(prism::impl which, memory where, std::size_t n) {
   ASSERT_TRUE(matches_reference<A>(out.values(), in));
 }
 
-inline constexpr std::size_t kit_sizes[] = {0, 1, 3, 1001, 4099, (1u << 20) + 1};
+inline const std::size_t kit_sizes[] = {0, 1, 3, 1001, 4099, large((1u << 20) + 1)};
 
 // Sizes 0, 1, 3, odd, not a multiple of 4 or of a block, 2^20 + 1; starts misaligned by one
 // element; outputs poisoned; the cpu implementation and automatic on host memory.
@@ -209,7 +209,7 @@ TYPED_TEST_P(GpuConformance, SizesEveryImplementation) {
 TYPED_TEST_P(GpuConformance, HostThreads) {
   using A = TypeParam;
   constexpr int threads = 8, calls = 20;
-  constexpr std::size_t n = (1u << 18) + 3;
+  const std::size_t n = large((1u << 18) + 3);
   owned_stream shared;
   for (prism::impl which : gpu_implementations<A>()) {
     for (int mode = 0; mode < 3; ++mode) {
@@ -239,7 +239,7 @@ TYPED_TEST_P(GpuConformance, HostThreads) {
 // (the driver reuses the handles): every result right, and the scratch cache stays bounded.
 TYPED_TEST_P(GpuConformance, StreamsDestroyedWithWorkQueued) {
   using A = TypeParam;
-  constexpr std::size_t n = (1u << 20) + 1;
+  const std::size_t n = large((1u << 20) + 1);
   for (prism::impl which : gpu_implementations<A>()) {
     SCOPED_TRACE(prism::name(which));
     std::vector<std::unique_ptr<device_case<A>>> cases;

@@ -140,7 +140,7 @@ TEST_P(Histogram, EqualBinsMatchReference) {
   for_each_type(sample_types{}, [&]<class T>() {
     for_each_type(counter_types{}, [&]<class C>() {
       const auto [lo, hi] = partial_range<T>();
-      for (std::size_t n : {0, 1, 3, 1001, 4099, (1 << 20) + 1}) {
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, std::size_t{4099}, large((1 << 20) + 1)}) {
         for (std::size_t bins : {1, 7, 256}) {
           const std::uint64_t seed = fresh_seed();
           SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -211,7 +211,7 @@ TEST_P(Histogram, IntegerEdgesExactly) {
 
 // Skewed data: every sample in one bin (atomics collide), and a normal distribution.
 TEST_P(Histogram, SkewedData) {
-  const std::size_t n = (1 << 20) + 3;
+  const std::size_t n = large((1 << 20) + 3);
   check_even<float, std::uint32_t>(GetParam(), std::vector<float>(n, 0.3f), 0.0f, 1.0f, 256);
   check_even<std::uint8_t, std::uint32_t>(GetParam(), std::vector<std::uint8_t>(n, 77), 0, 256, 256);
   std::mt19937_64 generator(fresh_seed());
@@ -226,11 +226,11 @@ TEST_P(Histogram, SkewedData) {
 // Bins around what raw fits in shared memory (a copy per warp up to 1472, one copy up to 11776,
 // global atomics beyond), and 65536; uint8 too (its table takes shared memory as well).
 TEST_P(Histogram, ManyBins) {
-  const auto x = random_samples<float>((1 << 20) + 1, fresh_seed());
+  const auto x = random_samples<float>(large((1 << 20) + 1), fresh_seed());
   for (std::size_t bins : {1472, 1473, 1536, 11776, 11777, 12288, 65536}) {
     check_even<float, std::uint32_t>(GetParam(), x, -1.0f, 1.0f, bins);
   }
-  const auto bytes = random_samples<std::uint8_t>((1 << 20) + 1, fresh_seed());
+  const auto bytes = random_samples<std::uint8_t>(large((1 << 20) + 1), fresh_seed());
   for (std::size_t bins : {1472, 11776, 11777}) check_even<std::uint8_t, std::uint64_t>(GetParam(), bytes, 0, 256, bins);
   check_even<float, std::uint64_t>(GetParam(), std::vector<float>(100000, 0.5f), -1.0f, 1.0f, 65536);  // one bin
 }
@@ -264,7 +264,7 @@ TEST_P(Histogram, EdgesMatchReference) {
     using L = histogram_level_t<T>;
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    auto x = random_samples<T>((1 << 20) + 1, seed);
+    auto x = random_samples<T>(large((1 << 20) + 1), seed);
     for (std::size_t bins : {1, 5, 300, 5000}) {
       // Strictly increasing edges at random steps, covering part of the samples' range.
       std::vector<L> edges{std::is_same_v<T, std::uint8_t> ? L(3) : std::is_integral_v<T> ? L(-(1 << 29)) : L(-0.8)};
@@ -381,10 +381,10 @@ TEST_P(GpuHistogramLesson, MatchesReference) {
     synchronize(impl::raw);
     EXPECT_TRUE(counts_match(counts.values(), reference_even(x, -0.75f, 0.5f, bins)));
   };
-  for (std::size_t n : {0, 1, 3, 1001, (1 << 20) + 1, (1 << 22) + 5}) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, large((1 << 20) + 1), large((1 << 22) + 5)}) {
     for (std::size_t bins : {1, 256, 65536}) run(random_samples<float>(n, fresh_seed()), bins, n % 2);
   }
-  run(std::vector<float>((1 << 20) + 1, 0.1f), 256, 0);
+  run(std::vector<float>(large((1 << 20) + 1), 0.1f), 256, 0);
 }
 
 TEST_P(GpuHistogramLesson, RefusesHostMemory) {

@@ -101,7 +101,7 @@ TEST_P(Transform, DeviceLambda) {
 TEST(GpuStreams, ManyThreadsManyStreams) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   constexpr int threads = 8;
-  const std::size_t n = (1 << 18) + 3;
+  const std::size_t n = large((1 << 18) + 3);
   std::vector<std::vector<float>> got(threads);
   const auto a = random_vector<float>(n, fresh_seed()), b = random_vector<float>(n, fresh_seed());
   std::vector<std::thread> pool;

@@ -34,7 +34,7 @@ using all_types =
 using signed_types = types<float, double, std::int32_t, std::int64_t>;
 using floating_types = types<float, double>;
 
-const std::size_t test_sizes[] = {0, 1, 3, 1000, (1 << 20) + 1};
+const std::size_t test_sizes[] = {0, 1, 3, 1000, large((1 << 20) + 1)};
 
 void synchronize(impl which) {
   if (memory_of(which) == memory::device)
@@ -181,7 +181,7 @@ TEST_P(Sum, IntegersAccumulateIn64Bits) {
 TEST_P(Sum, Deterministic) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(floating_types{}, [&]<class T>() {
-    const auto x = random_vector<T>((1 << 22) + 3, fresh_seed());
+    const auto x = random_vector<T>(large((1 << 22) + 3), fresh_seed());
     placed_array<T> dx(x, memory_of(GetParam()));
     const T first = prism::sum(prism::par.with(GetParam()), dx.view());
     for (int repeat = 0; repeat < 5; ++repeat) {
@@ -267,7 +267,7 @@ void check_extrema(impl which, const std::vector<T>& x, std::size_t offset) {
 TEST_P(Reduce, MinMax) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(all_types{}, [&]<class T>() {
-    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, large((1 << 20) + 1)}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
       check_extrema<T>(GetParam(), random_vector<T>(n, seed), 0);
@@ -311,7 +311,7 @@ void check_arg(impl which, std::size_t n, std::size_t offset) {
 TEST_P(Reduce, ArgMinArgMaxFirstIndexOnTies) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(all_types{}, [&]<class T>() {
-    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, large((1 << 20) + 1)}) {
       check_arg<T>(GetParam(), n, 0);
       check_arg<T>(GetParam(), n, 1);
     }
@@ -328,7 +328,7 @@ TEST_P(Reduce, NaNPropagates) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
   for_each_type(floating_types{}, [&]<class T>() {
-    for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{1000}, large((1 << 20) + 1)}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
       auto x = random_vector<T>(n, seed);
@@ -453,7 +453,7 @@ TEST_P(Reduce, MeanVarianceStddev) {
   const impl which = GetParam();
   for_each_type(signed_types{}, [&]<class T>() {
     using R = prism::real_type<T>;
-    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1 << 20) + 1}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, large((1 << 20) + 1)}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
       auto x = random_vector<T>(n, seed);
@@ -588,8 +588,8 @@ TEST_P(Reduce, WrongMemoryThrowsAndChangesNothing) {
 TEST_P(Reduce, Deterministic) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();
-  const auto x = random_vector<float>((1 << 22) + 3, fresh_seed());
-  const auto y = random_vector<float>((1 << 22) + 3, fresh_seed());
+  const auto x = random_vector<float>(large((1 << 22) + 3), fresh_seed());
+  const auto y = random_vector<float>(large((1 << 22) + 3), fresh_seed());
   placed_array<float> dx(x, memory_of(which), 1), dy(y, memory_of(which), 1);
   const auto run = [&] {
     return std::vector<float>{prism::dot(prism::par.with(which), dx.view(), dy.view()),
@@ -612,7 +612,7 @@ TEST_P(Reduce, SteadyStateDoesNotAllocate) {
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   cudaStream_t stream;
   prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
-  const auto x = random_vector<float>((1 << 20) + 1, fresh_seed());
+  const auto x = random_vector<float>(large((1 << 20) + 1), fresh_seed());
   prism::device_buffer<float> dx(x), result(1);
   prism::device_buffer<std::size_t> index(1);
   const auto all = [&] {
@@ -655,7 +655,7 @@ TEST(GpuRawReduction, ArrivalCounterReturnsToZero) {
   cudaStream_t stream;
   prism::check(cudaStreamCreate(&stream), "cudaStreamCreate");
   for (int repeat = 0; repeat < 4; ++repeat) {
-    const auto x = random_vector<float>((1 << 20) + 1 + repeat, fresh_seed());
+    const auto x = random_vector<float>(large((1 << 20) + 1 + repeat), fresh_seed());
     prism::device_buffer<float> dx(x);
     prism::device_buffer<float> result(std::vector<float>{std::nanf("")});
     prism::sum(prism::par.on(stream).with(impl::raw), dx.view(), result.view());

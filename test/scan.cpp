@@ -37,7 +37,7 @@ using prism::scan_op;
 using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 using key_types = types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 
-const std::size_t test_sizes[] = {0, 1, 3, 1000, 4099, (1 << 20) + 1};
+const std::size_t test_sizes[] = {0, 1, 3, 1000, 4099, large((1 << 20) + 1)};
 // Runs of equal keys: single elements, pairs, long runs, and (0) one run over the whole array.
 const std::size_t run_lengths[] = {1, 2, 1000, 0};
 
@@ -234,7 +234,7 @@ TEST_P(Scan, MisalignedStart) {
 TEST_P(Scan, InPlace) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(all_types{}, [&]<class T>() {
-    for (std::size_t n : {1, 1000, (1 << 20) + 1}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{1000}, large((1 << 20) + 1)}) {
       check_scan<T>(GetParam(), n, 0, scan_op::sum, false, true);
       check_scan<T>(GetParam(), n, 1, scan_op::sum, true, true);
       check_scan<T>(GetParam(), n, 0, scan_op::min, false, true);
@@ -261,7 +261,7 @@ TEST_P(Scan, IntegerSumsWrapInTheirType) {
 // From the first NaN on, every running minimum and maximum is NaN.
 TEST_P(Scan, NaNPropagatesThroughMinAndMax) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  for (std::size_t n : {std::size_t{10}, std::size_t{(1 << 20) + 1}}) {
+  for (std::size_t n : {std::size_t{10}, large((1 << 20) + 1)}) {
     auto x = random_vector<float>(n, fresh_seed());
     const std::size_t at = n / 3;
     x[at] = std::numeric_limits<float>::quiet_NaN();
@@ -344,7 +344,7 @@ TEST_P(Scan, ByKeyRestartsAtEveryRun) {
     for_each_type(types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{}, [&]<class T>() {
       for (std::size_t run : run_lengths) {
         for (bool exclusive : {false, true}) {
-          for (std::size_t n : {std::size_t{0}, std::size_t{3}, std::size_t{5000}, std::size_t{(1 << 18) + 7}}) {
+          for (std::size_t n : {std::size_t{0}, std::size_t{3}, std::size_t{5000}, large((1 << 18) + 7)}) {
             check_scan_by_key<K, T>(GetParam(), n, run, exclusive, 0);
           }
         }
@@ -581,7 +581,7 @@ TEST_P(Select, UniqueByKeyAndReduceByKey) {
   for_each_type(key_types{}, [&]<class K>() {
     for_each_type(all_types{}, [&]<class T>() {
       for (std::size_t run : run_lengths) {
-        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 18) + 3}}) {
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, large((1 << 18) + 3)}) {
           check_by_key<K, T>(GetParam(), n, run, 0);
         }
       }
@@ -716,7 +716,7 @@ TEST_P(GpuScanLesson, MatchesReference) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   for_each_type(types<float, std::int32_t>{}, [&]<class T>() {
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{256}, std::size_t{257}, std::size_t{1000},
-                          std::size_t{4097}, std::size_t{(1 << 20) + 1}, std::size_t{(1 << 22) + 5}}) {
+                          std::size_t{4097}, large((1 << 20) + 1), large((1 << 22) + 5)}) {
       for (std::size_t offset : {0, 1}) {
         for (bool in_place : {false, true}) {
           const std::uint64_t seed = fresh_seed();

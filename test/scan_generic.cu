@@ -66,7 +66,7 @@ class GenericScan : public ::testing::TestWithParam<impl> {};
 TEST_P(GenericScan, NonCommutativeOperatorKeepsTheOrder) {
   const impl which = GetParam();
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
-  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{4097}, std::size_t{(1 << 20) + 3}}) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{4097}, large((1 << 20) + 3)}) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(::testing::Message() << "n " << n << ", seed " << seed);
     std::vector<affine> x(n);

@@ -181,10 +181,10 @@ TEST_P(Sort, LargeInPlaceAndMisaligned) {
   for_each_type(types<float, std::uint32_t, std::int64_t, double>{}, [&]<class T>() {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    const auto keys = keys_of<T>(pattern::random, (1u << 20) + 7, seed);
+    const auto keys = keys_of<T>(pattern::random, large((1u << 20) + 7), seed);
     check_sort<T>(GetParam(), keys, sort_order::ascending, false, 1, "random");
     check_sort<T>(GetParam(), keys, sort_order::descending, true, 0, "random");
-    const auto few = keys_of<T>(pattern::few_distinct, (1u << 21) + 1, seed);
+    const auto few = keys_of<T>(pattern::few_distinct, large((1u << 21) + 1), seed);
     check_sort<T>(GetParam(), few, sort_order::ascending, true, 1, "few distinct");
   });
 }
@@ -270,7 +270,7 @@ class SortByKey : public ::testing::TestWithParam<impl> {};
 TEST_P(SortByKey, StableWithEveryKeyAndValueSize) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(key_types{}, [&]<class K>() {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{999}, std::size_t{8193}, std::size_t{(1 << 20) + 3}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{999}, std::size_t{8193}, large((1 << 20) + 3)}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << "seed " << seed);
       // Few distinct keys: long runs of equal keys, where stability shows.
@@ -301,7 +301,7 @@ TEST_P(SortByKey, FloatSpecialsKeepTheirValuesInOrder) {
 TEST_P(SortByKey, ArgsortEveryKeyTypeBothIndexTypes) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(key_types{}, [&]<class K>() {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4097}, std::size_t{(1 << 20) + 1}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4097}, large((1 << 20) + 1)}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << "seed " << seed);
       const auto keys = keys_of<K>(n % 4 == 1 ? pattern::few_distinct : pattern::random, n, seed);
@@ -395,7 +395,7 @@ class GpuSortLesson : public ::testing::TestWithParam<prism::sort_stage> {};
 TEST_P(GpuSortLesson, MatchesReference) {
   if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{256}, std::size_t{257}, std::size_t{1000},
-                        std::size_t{4097}, std::size_t{(1 << 20) + 1}, std::size_t{(1 << 22) + 5}}) {
+                        std::size_t{4097}, large((1 << 20) + 1), large((1 << 22) + 5)}) {
     for (bool in_place : {false, true}) {
       for (pattern p : {pattern::random, pattern::few_distinct}) {
         const std::uint64_t seed = fresh_seed();

@@ -66,7 +66,7 @@ std::vector<record> records(std::size_t n, int distinct, std::uint64_t seed) {
 
 class GenericSort : public ::testing::TestWithParam<impl> {};
 
-const std::size_t sizes[] = {0, 1, 3, 1000, 2047, 2048, 2049, 100003, (1 << 20) + 1};
+const std::size_t sizes[] = {0, 1, 3, 1000, 2047, 2048, 2049, large(100003), large((1 << 20) + 1)};
 
 TEST_P(GenericSort, StableWithTheCallersComparator) {
   const impl which = GetParam();

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -55,6 +56,16 @@ struct types {};
 template <class... T, class F>
 void for_each_type(types<T...>, F&& body) {
   (body.template operator()<T>(), ...);
+}
+
+// A large test size, as given unless PRISM_TEST_SMALL is set (scripts/gpu-check.sh sets it for
+// the sanitizers, which slow kernels a hundredfold and more): then a size past 2^16 becomes 2^16
+// plus its low 12 bits (odd stays odd, 2^20 + 3 becomes 2^16 + 3): still many tiles of every
+// kernel and several blocks of every grid, where a hazard shows as well as in the thousandth.
+inline std::size_t large(std::size_t n) {
+  static const bool small = std::getenv("PRISM_TEST_SMALL") != nullptr;
+  constexpr std::size_t cap = std::size_t{1} << 16;
+  return small && n > cap ? cap + (n & 0xFFF) : n;
 }
 
 // A fresh seed per call, reported by the caller through SCOPED_TRACE so a failure can be replayed.
