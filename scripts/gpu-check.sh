@@ -13,7 +13,8 @@
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
 #           element-wise family's add and the rest in full), with PRISM_TEST_SMALL=1: the tests'
-#           large sizes shrink to 2^16 and a little more (test/testing.hpp, `large`). Tests that make CUDA fail on purpose
+#           large sizes shrink to 2^16 and a little more (test/testing.hpp, `large`). Tests that
+#           make CUDA fail on purpose
 #           (allocation failures) are left out: the sanitizers count those API errors.
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json (console to
 #           OUTDIR/bench_<family>.log), the peers (bench/peers.py) to OUTDIR/peers.json (log in
@@ -76,6 +77,9 @@ run_limited() {
   wait "$pid"
 }
 
+# The last test a GoogleTest log started: the one a binary stopped in.
+last_test() { grep '^\[ RUN' "$1" | tail -1; }
+
 stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   local pids=() failed=0
@@ -114,7 +118,7 @@ stage_test() {
   fi
   for log in "$out"/test-*.log; do
     echo "== ${log##*/}: $(grep -E 'PASSED  \]|FAILED  \]' "$log" | tr '\n' ' ')"
-    grep -q 'PASSED  \]\|FAILED  \]' "$log" || echo "   no result: stopped in $(grep '^\[ RUN' "$log" | tail -1)"
+    grep -q 'PASSED  \]\|FAILED  \]' "$log" || echo "   no result: stopped in $(last_test "$log")"
   done
   return $failed
 }
@@ -148,8 +152,8 @@ stage_sanitize() {
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
-        PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" compute-sanitizer --tool "$tool" \
-          --error-exitcode 99 --print-limit 20 --report-api-errors $api \
+        PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" \
+          compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 --report-api-errors $api \
           "$binary" --gtest_filter="$filter" >"$log" 2>&1 &
         pids+=($!)
       done
@@ -161,7 +165,7 @@ stage_sanitize() {
     echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
     grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" | grep -v "^\[ *\(OK\|RUN\)" | head -20
     # Stopped at its limit: the test it was in, and how many had passed.
-    [ $status = 124 ] && echo "stopped in: $(grep '^\[ RUN' "${logs[$i]}" | tail -1) after $(grep -c '^\[ *OK' "${logs[$i]}") passed"
+    [ $status = 124 ] && echo "stopped in: $(last_test "${logs[$i]}") after $(grep -c '^\[ *OK' "${logs[$i]}") passed"
     [ $status = 0 ] || failed=1
     rm -f "${logs[$i]}"
   done

@@ -228,7 +228,8 @@ void check_add(impl which, layout how) {
 TEST_P(Add, MatchesReference) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(all_types{}, [&]<class T>() {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, large((1 << 20) + 1)}) check_add<T>(GetParam(), {.n = n});
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, large((1 << 20) + 1)})
+      check_add<T>(GetParam(), {.n = n});
   });
 }
 

@@ -140,7 +140,8 @@ TEST_P(Histogram, EqualBinsMatchReference) {
   for_each_type(sample_types{}, [&]<class T>() {
     for_each_type(counter_types{}, [&]<class C>() {
       const auto [lo, hi] = partial_range<T>();
-      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, std::size_t{4099}, large((1 << 20) + 1)}) {
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, std::size_t{4099},
+                            large((1 << 20) + 1)}) {
         for (std::size_t bins : {1, 7, 256}) {
           const std::uint64_t seed = fresh_seed();
           SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -381,7 +382,8 @@ TEST_P(GpuHistogramLesson, MatchesReference) {
     synchronize(impl::raw);
     EXPECT_TRUE(counts_match(counts.values(), reference_even(x, -0.75f, 0.5f, bins)));
   };
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, large((1 << 20) + 1), large((1 << 22) + 5)}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1001}, large((1 << 20) + 1), large((1 << 22) + 5)}) {
     for (std::size_t bins : {1, 256, 65536}) run(random_samples<float>(n, fresh_seed()), bins, n % 2);
   }
   run(std::vector<float>(large((1 << 20) + 1), 0.1f), 256, 0);

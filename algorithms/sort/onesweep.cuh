@@ -23,11 +23,11 @@
 // ballots, one per digit bit: 1.25x faster overall than __match_any_sync, which waits in line
 // with shared memory), the lowest of them adds the group's size to the warp's counter of that
 // digit in shared memory, and each lane's rank is the counter before the add plus the lanes of
-// its group below it. Keys are loaded warp-striped (key i of lane l of warp w is element w*32*16 + i*32 + l
-// of the tile), so ranks in (warp, key, lane) order are ranks in element order: stable. The tile's
-// keys are then written to shared memory in their sorted-by-digit order, and read back in order:
-// consecutive threads write consecutive positions of each digit's run in the output (coalesced
-// where runs are long), instead of each key jumping to its own place.
+// its group below it. Keys are loaded warp-striped (key i of lane l of warp w is element
+// w*32*16 + i*32 + l of the tile), so ranks in (warp, key, lane) order are ranks in element order:
+// stable. The tile's keys are then written to shared memory in their sorted-by-digit order, and
+// read back in order: consecutive threads write consecutive positions of each digit's run in the
+// output (coalesced where runs are long), instead of each key jumping to its own place.
 //
 // Counts in the look-back words are 30 bits (2 bits say: nothing yet, a tile's own count, an
 // inclusive prefix): the array is sorted in portions of fewer than 2^30 elements, one launch per
