@@ -12,10 +12,11 @@
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
-#           element-wise family's add and the rest in full), with PRISM_TEST_SMALL=1: the tests'
-#           large sizes shrink to 2^16 and a little more (test/testing.hpp, `large`). Tests that
-#           make CUDA fail on purpose
-#           (allocation failures) are left out: the sanitizers count those API errors.
+#           element-wise family's add and the rest in full, prism's own kernels: not the cub,
+#           thrust and automatic tests), with PRISM_TEST_SMALL=1: the tests' large sizes shrink to
+#           2^16 and a little more (test/testing.hpp, `large`). Tests that make CUDA fail on
+#           purpose (allocation failures) are left out: the sanitizers count those API errors. A
+#           failing run's log is kept as OUTDIR/sanitize-<tool>-<binary>-<shard>.log.
 # bench     every benchmark suite, JSON to OUTDIR/bench_<family>.json (console to
 #           OUTDIR/bench_<family>.log), the peers (bench/peers.py) to OUTDIR/peers.json (log in
 #           OUTDIR/peers.log), then bench/report writes OUTDIR/*.md and the pictures OUTDIR/*.png;
@@ -132,6 +133,11 @@ stage_sanitize() {
   local logs=() pids=() failed=0
   local on_purpose='*Huge*:*CallersPendingError*:*AllocationFailure*:*NoDevice*'
   local repeats='*HostThreads*:*StreamsDestroyed*:*Deterministic*:*SteadyState*'
+  # racecheck checks prism's own kernels (raw, raw_naive, the lessons): CUB's and Thrust's (the
+  # cub and thrust tests, and automatic, which runs one of the others; hundreds of upstream
+  # launches per test, slower under racecheck than the time a stage has) are checked by the other
+  # three tools.
+  local upstream='*/cub:*/thrust:*/automatic'
   local only=${PRISM_SANITIZE_ONLY:-} limit=${PRISM_SANITIZE_TIMEOUT:-540} shards=${PRISM_SANITIZE_SHARDS:-1}
   for binary in "$build"/test/test_*; do
     [ -z "$only" ] || [[ " $only " == *" ${binary##*/} "* ]] || continue
@@ -141,8 +147,8 @@ stage_sanitize() {
       # family's kernel (raced there), and NCCL's own kernels are not prism's to check.
       [ $tool = racecheck ] && [[ ${binary##*/} = test_distributed* ]] && continue
       if [ $tool = racecheck ]; then
-        filter="$gpu_tests:-$on_purpose:$repeats"
-        [ "${binary##*/}" = test_elementwise ] && filter="Add*:*Conformance*:-$on_purpose:$repeats"
+        filter="$gpu_tests:-$on_purpose:$repeats:$upstream"
+        [ "${binary##*/}" = test_elementwise ] && filter="Add*:*Conformance*:-$on_purpose:$repeats:$upstream"
       fi
       # NCCL's initialization asks cudaFuncGetAttributes of kernels it has no image for on this
       # GPU and ignores the error: under the tool those calls count as errors of the program, so
@@ -163,11 +169,18 @@ stage_sanitize() {
     wait "${pids[$i]}"
     status=$?
     echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
-    grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" | grep -v "^\[ *\(OK\|RUN\)" | head -20
+    grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" |
+      grep -v "^\[ *\(OK\|RUN\)\|Host Frame\|Device Frame" | head -20
     # Stopped at its limit: the test it was in, and how many had passed.
     [ $status = 124 ] && echo "stopped in: $(last_test "${logs[$i]}") after $(grep -c '^\[ *OK' "${logs[$i]}") passed"
-    [ $status = 0 ] || failed=1
-    rm -f "${logs[$i]}"
+    if [ $status = 0 ]; then
+      rm -f "${logs[$i]}"
+    else
+      # Kept (its first MB) for the whole report: OUTDIR/sanitize-<tool>-<binary>-<shard>.log.
+      failed=1
+      head -c 1000000 "${logs[$i]}" >"$out/${logs[$i]##*/.}" && rm -f "${logs[$i]}"
+      echo "log: $out/${logs[$i]##*/.}"
+    fi
   done
   return $failed
 }

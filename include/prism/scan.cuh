@@ -36,7 +36,7 @@
 //           DeviceRunLengthEncode::Encode (counts in int: refused past 2^31 - 1 elements) and
 //           DeviceReduce::ReduceByKey; temporary storage from prism's scratch.
 //   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
-//           a tile of 256 threads x 8 vectors of 16 bytes (8192 floats; 4 vectors for the
+//           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 4 vectors for the
 //           selections and the by-key programs), reduces it, publishes its
 //           aggregate, learns the combination of everything before it from its predecessors'
 //           states, publishes its inclusive prefix and writes its outputs. Every operation is one
@@ -46,7 +46,7 @@
 //           stores), or a (runs started, sum) pair (run-length encoding, reduce by key). 2n bytes
 //           for a scan, like CUB's: one kernel, after a cudaMemsetAsync that zeroes the tile states
 //           (prism's scratch is shared by every call on the stream, so it holds anything when a
-//           call begins; skipped for a single tile, n <= 8192 floats). The partition counts its
+//           call begins; skipped for a single tile, n <= 6144 floats). The partition counts its
 //           flags first (n bytes more read), so that the rejected elements know where they start.
 //           Tiles take their index from the scratch's zeroed counter (a ticket, in the order blocks
 //           start: what makes the look-back deadlock-free), which the last tile sets back to zero.
@@ -116,12 +116,15 @@ namespace detail {
 
 // ---- raw: the single-pass kernel ------------------------------------------------------------------
 
-// Rounds of 16-byte vectors per thread per array, each program's own (Program::rounds): a scan
-// keeps 8 in flight (128 bytes of each array per thread: 2,900 GB/s against 2,573 with 4, float at
-// 2^28 on the H200); the others hold more per element until the look-back ends (a compaction's
-// values and flags: 64 registers with 4 rounds, 110 with 8, and 1,626 GB/s against 1,360), so 4.
+// One tile per block of 128 threads. Rounds of 16-byte vectors per thread per array, each
+// program's own (Program::rounds): a scan keeps 12 in flight (192 bytes of each array per thread:
+// more bytes in flight while a tile waits for its look-back); the others hold more per element
+// until the look-back ends (a compaction's values and flags), so 4, and their small tiles gain
+// from more blocks per multiprocessor (128 threads rather than 256). Measured on the H200: the
+// raw rows of docs/benchmarks/scan.md.
+inline constexpr int scan_block_size = 128;
 inline constexpr int scan_rounds = 4;
-inline constexpr int streaming_rounds = 8;
+inline constexpr int streaming_rounds = 12;
 
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
@@ -187,7 +190,7 @@ struct tile_info {
 };
 
 template <class Program>
-constexpr std::size_t tile_items = std::size_t{block_size} * Program::rounds * Program::vector;
+constexpr std::size_t tile_items = std::size_t{scan_block_size} * Program::rounds * Program::vector;
 
 // Raw bytes for a shared array of T: shared variables cannot have constructors.
 template <class T, std::size_t N>
@@ -211,14 +214,14 @@ struct shared_array {
 // elements, given the combination of everything before element i); finish(tile, shared), after a
 // __syncthreads, for what the whole block writes together.
 template <class Program>
-__global__ void __launch_bounds__(block_size)
+__global__ void __launch_bounds__(scan_block_size)
     single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
                        std::size_t n, unsigned tiles) {
   using S = typename Program::scan_type;
   constexpr int V = Program::vector, R = Program::rounds;
   const auto op = program.combiner();
   __shared__ typename Program::shared_storage program_shared;
-  __shared__ shared_array<S, block_size / 32> warp_totals;
+  __shared__ shared_array<S, scan_block_size / 32> warp_totals;
   __shared__ shared_array<S, 1> tile_exclusive;
   __shared__ unsigned tile_ticket;
 
@@ -325,7 +328,7 @@ void run_single_pass(const char* algorithm, const execution_policy& policy, std:
   if (zeroed > 0) check(cudaMemsetAsync(memory, 0, zeroed, stream), "cudaMemsetAsync", algorithm);
   before(static_cast<void*>(memory), stream);
   const tile_state<S> states(memory + extra, tiles);
-  launch(algorithm, "single_pass_kernel", single_pass_kernel<Program>, static_cast<unsigned>(tiles), block_size,
+  launch(algorithm, "single_pass_kernel", single_pass_kernel<Program>, static_cast<unsigned>(tiles), scan_block_size,
          stream, make(static_cast<void*>(memory)), states, lease.zeroed_counter(), n, static_cast<unsigned>(tiles));
 }
 
@@ -503,7 +506,7 @@ struct select_program {
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
   static constexpr int rounds = scan_rounds;
-  static constexpr std::size_t items_per_tile = std::size_t{block_size} * rounds * vector;
+  static constexpr std::size_t items_per_tile = std::size_t{scan_block_size} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: ballots count them
   struct items {
     P p[vector];
