@@ -23,11 +23,11 @@
 //           is split, each part counted into scratch and added to the counts.
 //   raw     one kernel, one pass: 16-byte sample loads (4 per thread in flight), a private
 //           sub-histogram per warp in shared memory (8 per block: a skewed input's colliding
-//           atomics spread over 8 copies), a vector whose samples all fall into one bin added
-//           with one atomic (a skewed input: the lanes of a warp adding to one counter are
-//           combined in hardware, which measured faster than voting across the warp first),
-//           the copies summed and added to the global counts at the end (one atomic per bin per
-//           block). The binner's floor avoids the conversion unit (see even_float_bins).
+//           atomics spread over 8 copies), each vector's bins guessed without a branch and
+//           settled only where a sample is near an edge (see even_float_bins), one warp-aggregated
+//           increment per sample (equal bins across the lanes of a warp combine in hardware, so
+//           all samples in one bin run as fast as uniform ones), the copies summed and added to
+//           the global counts at the end (one atomic per bin per block).
 //           uint8 samples look their bin up in a 256-entry table in shared memory. Bins that do
 //           not fit 46 KB of shared memory are counted with global atomics directly. The counts
 //           are zeroed first (cudaMemsetAsync on the stream).
@@ -70,12 +70,14 @@ namespace prism::detail {
 // edge(k + 1). The guess q = (x - lo) * scale in T is within `margin` bins of the exact position;
 // where its fraction is farther than that from both integers, floor(q) is the bin for certain
 // and no edge is computed (all but about 3 samples in 10^4 for 256 bins over [0, 1)). Otherwise
-// the edges settle it.
+// the edges settle it. guess() is that fast path alone, without a branch, so that a kernel can
+// guess a whole vector and settle only the rare vector with an uncertain sample.
 template <class T>
 struct even_float_bins {
   T lo, hi;
   T scale;         // bins / (hi - lo), rounded to T
   T margin;        // how far the guess may be from the exact position, in bins (1: always settle)
+  T upper;         // 1 - margin
   double dlo, width;
   unsigned bins;
 
@@ -93,6 +95,35 @@ struct even_float_bins {
     return t < hi ? t : hi;
   }
 
+  // floor(q), and whether it is the bin for certain (x in [lo, hi), the fraction clear of the
+  // margins). Uncertain covers everything else: outside, +-inf, NaN, close to an edge.
+  __host__ __device__ unsigned guess(T x, bool& certain) const {
+    const T q = (x - lo) * scale;
+    unsigned k;
+    T fraction;
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, float>) {
+      // floor(q) without the conversion unit (a quarter of the arithmetic rate): q + 2^23 rounded
+      // toward zero keeps q's integer part in its low mantissa bits, and the fraction is exact.
+      // For q >= 2^23 the bits are wrong, but q is then an integer and the fraction 0 or 1:
+      // uncertain. So are negative q (x < lo).
+      constexpr float shift = 8388608.0f;
+      const float t = __fadd_rz(q, shift);
+      k = __float_as_uint(t) & 0x7FFFFFu;
+      fraction = q - (t - shift);
+    } else
+#endif
+    {
+      k = q >= T(0) && q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
+      fraction = q - static_cast<T>(k);
+    }
+    // q >= 0 stands for x >= lo (x < lo gives q < 0, or -0 with fraction 0). x >= hi needs no
+    // test of its own: its exact position is at least `bins`, so q is at least bins - margin,
+    // which puts k past the bins or the fraction past `upper`. NaN fails every comparison.
+    certain = q >= T(0) && k < bins && fraction > margin && fraction < upper;
+    return k;
+  }
+
   __host__ __device__ int settle(T x, unsigned k) const {
     if (k > bins - 1) k = bins - 1;
     while (k > 0 && x < edge(k)) --k;
@@ -102,27 +133,11 @@ struct even_float_bins {
 
   __host__ __device__ int operator()(T x) const {
     if (!(x >= lo && x < hi)) return -1;  // outside, +-inf, NaN
-    const T q = (x - lo) * scale;
-    unsigned k;
-    T fraction;
-#ifdef __CUDA_ARCH__
-    if constexpr (std::is_same_v<T, float>) {
-      // floor(q) without the conversion unit (a quarter of the arithmetic rate): q + 2^23 rounded
-      // toward zero keeps q's integer part in its low mantissa bits, and the fraction is exact.
-      // For q >= 2^23 (more bins than that) the bits are wrong but past `bins`: settled below.
-      constexpr float shift = 8388608.0f;
-      const float t = __fadd_rz(q, shift);
-      const unsigned whole = __float_as_uint(t) & 0x7FFFFFu;
-      k = whole < bins && q < shift ? whole : bins;
-      fraction = q - (t - shift);
-    } else
-#endif
-    {
-      k = q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
-      fraction = q - static_cast<T>(k);
-    }
-    if (k < bins && fraction > margin && fraction < T(1) - margin) return static_cast<int>(k);
-    return settle(x, k);
+    bool certain;
+    const unsigned k = guess(x, certain);
+    if (certain) return static_cast<int>(k);
+    const T q = (x - lo) * scale;  // >= 0 here; the walk starts from its floor
+    return settle(x, q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins - 1);
   }
 };
 
@@ -146,6 +161,7 @@ even_float_bins<T> make_even_bins(T lo, T hi, std::size_t bins) {
   const double edges = n * (4 * ud + (ud + ut) * largest / range);
   const double margin = 2 * (guess + edges);
   b.margin = margin < 0.25 ? static_cast<T>(margin) : T(1);
+  b.upper = T(1) - b.margin;
   return b;
 }
 
@@ -378,6 +394,23 @@ __device__ inline void add_count(std::uint64_t* c, unsigned v) {
   atomicAdd(reinterpret_cast<unsigned long long*>(c), static_cast<unsigned long long>(v));
 }
 
+// A sample's bin on a kernel's fast path, and whether it is certain: the float binner's guess;
+// uint8 samples from their table; any other binner's answer, always certain.
+template <class Binner, class T>
+__device__ int quick_bin(const Binner& binner, const int*, T x, bool& certain) {
+  certain = true;
+  return binner(x);
+}
+template <class Binner>
+__device__ int quick_bin(const Binner&, const int* table, std::uint8_t x, bool& certain) {
+  certain = true;
+  return table[x];
+}
+template <class T>
+__device__ int quick_bin(const even_float_bins<T>& binner, const int*, T x, bool& certain) {
+  return static_cast<int>(binner.guess(x, certain));
+}
+
 // `copies` sub-histograms of `bins` counters in dynamic shared memory, warp w adding into copy
 // w % copies; copies == 0: the global counts directly. Elements [0, head) are read one at a time
 // (before the first 16-byte boundary), then whole vectors, then the tail of fewer than V.
@@ -396,13 +429,6 @@ __global__ void __launch_bounds__(block_size)
 
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   unsigned* mine = copies > 0 ? sub + (warp % copies) * bins : nullptr;
-  const auto bin_of = [&](T v) -> int {
-    if constexpr (sizeof(T) == 1) {
-      return table[v];
-    } else {
-      return binner(v);
-    }
-  };
   const auto add = [&](int b, unsigned c) {
     if (copies > 0) {
       atomicAdd(mine + b, c);
@@ -410,47 +436,68 @@ __global__ void __launch_bounds__(block_size)
       add_count(counts + b, c);
     }
   };
+  // One vector: every sample's bin guessed (no branch per sample), the rare vector with an
+  // uncertain sample settled by the full rule. One atomic increment per sample: the compiler
+  // makes atomicAdd(p, 1) a warp-aggregated increment (ATOMS.POPC.INC: the lanes on one address
+  // add their number in one step), so a skewed input costs no more than a uniform one, where
+  // adding a vector's 4 at once to one address (ATOMS.ADD) serializes the lanes.
+  const auto count_vector = [&](const vector_of<T, V>& v) {
+    int b[V];
+    bool certain = true;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      bool c;
+      b[k] = quick_bin(binner, table, v.element[k], c);
+      certain &= c;
+    }
+    if (!certain) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) b[k] = binner(v.element[k]);
+    }
+    bool counted = true;  // no sample outside the bins (the usual case: no test per atomic)
+#pragma unroll
+    for (int k = 0; k < V; ++k) counted &= b[k] >= 0;
+    if (counted) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) add(b[k], 1);
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (b[k] >= 0) add(b[k], 1);
+    }
+  };
 
   // Whole vectors: each warp takes 32 * U consecutive vectors per step, lane l the vectors
-  // l, l + 32, ... of them (coalesced).
+  // l, l + 32, ... of them (coalesced). Full steps need no bounds checks; a warp's last step
+  // may be partial.
   const T* body = x + head;
   const std::size_t vectors = (n - head) / V;
   const std::size_t warps = std::size_t{gridDim.x} * (blockDim.x / 32);
-  for (std::size_t base = (std::size_t{blockIdx.x} * (blockDim.x / 32) + warp) * 32 * U; base < vectors;
-       base += warps * 32 * U) {
+  std::size_t base = (std::size_t{blockIdx.x} * (blockDim.x / 32) + warp) * 32 * U;
+  for (; base + 32 * U <= vectors; base += warps * 32 * U) {
+    const T* p = body + (base + lane) * V;
     vector_of<T, V> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = load_vector<V>(p + u * 32 * V);
+#pragma unroll
+    for (int u = 0; u < U; ++u) count_vector(v[u]);
+  }
+  if (base < vectors) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::size_t i = base + u * 32 + lane;
-      if (i < vectors) v[u] = load_vector<V>(body + i * V);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const bool present = base + u * 32 + lane < vectors;
-      int b[V];
-#pragma unroll
-      for (int k = 0; k < V; ++k) b[k] = present ? bin_of(v[u].element[k]) : -1;
-      bool one_bin = b[0] >= 0;
-#pragma unroll
-      for (int k = 1; k < V; ++k) one_bin = one_bin && b[k] == b[0];
-      if (one_bin) {
-        add(b[0], V);
-      } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          if (b[k] >= 0) add(b[k], 1);
-      }
+      if (i < vectors) count_vector(load_vector<V>(body + i * V));
     }
   }
   // The head and the tail: fewer than 2V elements, one per thread of the grid.
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   const std::size_t tail = head + vectors * V;
   if (t < head) {
-    const int b = bin_of(x[t]);
+    const int b = binner(x[t]);
     if (b >= 0) add(b, 1);
   }
   if (t < n - tail) {
-    const int b = bin_of(x[tail + t]);
+    const int b = binner(x[tail + t]);
     if (b >= 0) add(b, 1);
   }
   if (copies == 0) return;

@@ -8,16 +8,18 @@
 //   stage             atomics per sample     where                collisions on skewed data
 //   1 global_atomics  1                      global memory (L2)   every sample of one bin
 //   2 shared_atomics  1 (+ bins per block)   shared memory        all the block's samples
-//   3 sub_histograms  at most 1, 1/4 where   shared, one copy     a warp's, combined in
-//                     a vector agrees        per warp             hardware (impl::raw)
+//   3 sub_histograms  1, aggregated across   shared, one copy     a warp's, combined in
+//                     the warp's lanes       per warp             hardware (impl::raw)
 //
 // Stage 1 is the first kernel anyone writes: atomicAdd(&counts[bin], 1) per sample. Uniform data
 // spreads the atomics over the bins and the L2 absorbs them; all-in-one-bin data sends every
 // sample to one address, and the L2 serializes them.
 // Stage 2 gives each block its own histogram in shared memory (fast atomics near the SM) and adds
 // it to the global counts once at the end. One bin still serializes the block's 256 threads.
-// Stage 3 is impl::raw (histogram.cuh): 16-byte loads, a sub-histogram per warp, one atomic for
-// a vector whose four samples share a bin, and a floor that keeps off the conversion unit.
+// Stage 3 is impl::raw (histogram.cuh): 16-byte loads, a sub-histogram per warp, each vector's
+// bins guessed without a branch per sample (the floor kept off the conversion unit), and one
+// warp-aggregated increment per sample (the compiler's ATOMS.POPC.INC: lanes adding 1 to one
+// address count themselves in one step).
 //
 // Every stage bins by the same rule (even_float_bins): the counts are exact and identical.
 #include "histogram.cuh"

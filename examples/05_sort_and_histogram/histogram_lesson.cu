@@ -6,8 +6,8 @@
 // wait for each other. Uniform samples spread their additions over the bins; skewed samples (all
 // in one bin) send every addition to one address. The lesson's stages (algorithms/histogram/
 // lesson.cuh) go from one global atomic per sample, through a private histogram per block in
-// shared memory, to prism's raw kernel: a sub-histogram per warp, 16-byte loads, and one atomic
-// for a vector whose four samples share a bin.
+// shared memory, to prism's raw kernel: a sub-histogram per warp, 16-byte loads, branch-free
+// binning and one warp-aggregated increment per sample.
 //
 // This program checks small histograms on the cpu (the bin rule, the edges form), then, with a
 // GPU, times every stage and implementation on 2^26 float samples, uniform and all in one bin,
