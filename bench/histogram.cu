@@ -13,7 +13,8 @@
 //                               <prism/histogram.hpp>): what CUB's histogram costs by itself
 // Bytes: the samples, read once (the 256 counters written are left out). uint32 counts. Every row
 // checks its counts against a host count by the header's rule. cpu rows stop at 2^22 samples;
-// `automatic` is not timed (it is cub, by histogram_automatic).
+// `automatic` is not timed (it runs raw or cub by type and size: the tables in
+// <prism/histogram.hpp> that these rows set).
 #include <prism/buffer.hpp>
 #include <prism/histogram.hpp>
 

@@ -14,7 +14,7 @@
 // key and value, or value and 64-bit count) per run. Selections deliver their count to device
 // memory, so that nothing waits (Thrust's selections wait anyway: their algorithms return the
 // count to the host). cpu rows stop at 2^22 elements, to keep the suite's run short; `automatic`
-// is not timed (it is raw, by scan_automatic).
+// is not timed (it runs raw or cub, by the tables of scan_family_of that these rows set).
 #include <prism/scan.hpp>
 
 #include "harness.hpp"

@@ -621,7 +621,7 @@ bool skip_huge(impl which, std::string& why) {
   if (memory_of(which) == memory::host) {
     why = "GPU implementations only";
   } else if (which == impl::automatic) {
-    why = "automatic runs raw here (scan_automatic)";
+    why = "automatic runs raw or cub here (scan_family_of), each tested on its own";
   } else {
     why = missing_gpu(which);
   }

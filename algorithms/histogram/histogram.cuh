@@ -590,7 +590,11 @@ impl prepare_histogram(const execution_policy& policy, span<const T> samples, sp
   refuse_in_place(samples, counts, "the samples");
   const array_ref s = array_ref::input(samples, "the samples"), c = array_ref::output_of(counts, "the counts");
   if (edges != nullptr) return prepare("histogram", histogram_family, policy, {s, *edges, c}, samples.size_bytes());
-  return prepare("histogram", histogram_family, policy, {s, c}, samples.size_bytes());
+  const family& offered = counts.size() > histogram_measured_bins   ? histogram_family
+                          : std::is_same_v<T, float>                ? histogram_float_family
+                          : std::is_same_v<T, std::uint8_t>         ? histogram_uint8_family
+                                                                    : histogram_family;
+  return prepare("histogram", offered, policy, {s, c}, samples.size_bytes());
 }
 
 // The family's entry points, declared in <prism/histogram.hpp> and instantiated for each sample

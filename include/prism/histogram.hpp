@@ -57,11 +57,20 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu): cub
-// until the measurements (docs/benchmarks/histogram.md) say otherwise.
+// The family's registry and its `automatic` tables (device memory; host memory runs cpu), from
+// docs/benchmarks/histogram.md (H200, the latency a caller sees, cold, 256 equal bins, uniform,
+// normal and one-bin samples, n = 2^10 ... 2^28), for equal bins up to the 256 measured:
+//   float   raw at every size (cub's path takes 1.5-3.6x as long)
+//   uint8   raw below 32 MiB of samples, cub from there (CUB's kernels ahead past 2^24 samples)
+// The rest (int32 and double samples, edges, more bins: not measured) run cub.
 inline constexpr impl histogram_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
 inline constexpr automatic_row histogram_automatic[] = {{0, impl::cub}};
+inline constexpr automatic_row histogram_float_automatic[] = {{0, impl::raw}};
+inline constexpr automatic_row histogram_uint8_automatic[] = {{0, impl::raw}, {std::size_t{32} << 20, impl::cub}};
 inline constexpr family histogram_family{histogram_implementations, histogram_automatic};
+inline constexpr family histogram_float_family{histogram_implementations, histogram_float_automatic};
+inline constexpr family histogram_uint8_family{histogram_implementations, histogram_uint8_automatic};
+inline constexpr std::size_t histogram_measured_bins = 256;
 
 template <class T>
 concept histogram_sample = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int32_t> ||

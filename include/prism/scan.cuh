@@ -126,6 +126,10 @@ inline constexpr int scan_block_size = 128;
 inline constexpr int scan_rounds = 4;
 inline constexpr int streaming_rounds = 12;
 
+// The widest of a call's element types, in bytes: what its `automatic` table is chosen by.
+template <class... T>
+constexpr std::size_t widest = std::max({sizeof(T)...});
+
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
 constexpr int scan_vector = std::max(1, vector_width<T...>);
@@ -733,7 +737,7 @@ template <bool Exclusive, class T, class Op>
 void scan_spans(const char* algorithm, const execution_policy& policy, span<const T> x, span<T> out, Op op,
                 T init) {
   require_size(x.size(), out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, scan_family, policy,
+  const impl which = prepare(algorithm, scan_family_of<scan_operation::scan, sizeof(T)>, policy,
                              {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
                              x.size_bytes() + out.size_bytes());
   const std::size_t n = x.size();
@@ -784,7 +788,7 @@ void scan_by_key_spans(const char* algorithm, const execution_policy& policy, sp
                        span<T> out, Op op, Eq eq, T init) {
   require_size(keys.size(), x.size(), algorithm, "the values");
   require_size(keys.size(), out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, scan_family, policy,
+  const impl which = prepare(algorithm, scan_family_of<scan_operation::scan_by_key, widest<K, T>>, policy,
                              {array_ref::input(keys, "the keys"), array_ref::input(x, "the values"),
                               array_ref::output_of(out, "the output")},
                              keys.size_bytes() + x.size_bytes() + out.size_bytes());
@@ -872,9 +876,9 @@ std::size_t with_count(const char* algorithm, impl which, const execution_policy
 
 // The checks of a selection: every array of n elements; no output is an input, not even exactly
 // (in place is not offered: CUB's and Thrust's selections do not allow it either); the count one
-// element; then prepare()'s checks.
+// element; then prepare()'s checks, with the operation's `automatic` table.
 template <std::size_t N>
-impl prepare_selection(const char* algorithm, const execution_policy& policy, std::size_t n,
+impl prepare_selection(const char* algorithm, const family& offered, const execution_policy& policy, std::size_t n,
                        const array_ref (&arrays)[N], span<std::size_t>* into) {
   std::size_t bytes = 0;
   for (const array_ref& a : arrays) {
@@ -893,12 +897,12 @@ impl prepare_selection(const char* algorithm, const execution_policy& policy, st
   const array_ref count = into != nullptr ? array_ref::output_of(*into, "the count")
                                           : array_ref{nullptr, 0, 0, true, "the count"};
   if constexpr (N == 2) {
-    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], count}, bytes);
+    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], count}, bytes);
   } else if constexpr (N == 3) {
-    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], arrays[2], count}, bytes);
+    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], arrays[2], count}, bytes);
   } else {
     static_assert(N == 4);
-    return prepare(algorithm, scan_family, policy, {arrays[0], arrays[1], arrays[2], arrays[3], count}, bytes);
+    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], arrays[2], arrays[3], count}, bytes);
   }
 }
 
@@ -908,7 +912,8 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
   const std::size_t n = x.size();
   const array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
                               array_ref::output_of(out, "the output")};
-  const impl which = prepare_selection(algorithm, policy, n, arrays, into);
+  const impl which =
+      prepare_selection(algorithm, scan_family_of<scan_operation::select, widest<P, S>>, policy, n, arrays, into);
   const P* in = x.data();
   const S* st = stencil.data();
   P* o = out.data();
@@ -994,10 +999,11 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
     const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
                                 array_ref::output_of(keys_out, "the keys' output"),
                                 array_ref::output_of(values_out, "the values' output")};
-    which = prepare_selection(algorithm, policy, n, arrays, into);
+    which = prepare_selection(algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy, n,
+                              arrays, into);
   } else {
     const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output")};
-    which = prepare_selection(algorithm, policy, n, arrays, into);
+    which = prepare_selection(algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy, n, arrays, into);
     if (which == impl::thrust && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
   }
   const K* k = keys.data();
@@ -1075,12 +1081,16 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
   if constexpr (Encode) {
     const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the values' output"),
                                 array_ref::output_of(sums_out, "the counts")};
-    which = prepare_selection(algorithm, policy, n, arrays, into);
+    // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
+    constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
+    which = prepare_selection(algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>,
+                              policy, n, arrays, into);
   } else {
     const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
                                 array_ref::output_of(keys_out, "the keys' output"),
                                 array_ref::output_of(sums_out, "the sums")};
-    which = prepare_selection(algorithm, policy, n, arrays, into);
+    which = prepare_selection(algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy, n,
+                              arrays, into);
   }
   constexpr bool default_equality = std::is_same_v<Eq, functors::equal_to<K>>;
   if (Encode && default_equality && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);

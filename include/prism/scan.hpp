@@ -61,12 +61,48 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu). raw is
-// the single-pass kernel with decoupled look-back, expected at CUB's speed or above (2n bytes
-// moved per scan like CUB's, with a lower launch cost); to be confirmed by docs/benchmarks/scan.md.
+// The family's registry, which the tests and benchmarks iterate.
 inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
-inline constexpr automatic_row scan_automatic[] = {{0, impl::raw}};
-inline constexpr family scan_family{scan_implementations, scan_automatic};
+
+// `automatic` on device memory (host memory runs cpu): raw's single launch is ahead on small
+// arrays, CUB's kernels on large ones, from the bytes moved (every array's bytes) below on, by
+// operation and width (the widest element type of the call). From docs/benchmarks/scan.md: H200,
+// the latency a caller sees, cold, float, int32 and int64 (8 bytes) at n = 2^10 ... 2^28.
+//                        4 bytes or fewer                          more
+//   scans                raw at every size (0.96-1.04x cub past    cub from 64 MiB
+//                        128 MiB: a tie)
+//   scans by key         cub from 64 MiB                           cub from 4 MiB
+//   compact, partition   cub from 128 MiB                          cub from 16 MiB
+//   unique               cub from 64 MiB                           cub from 16 MiB
+//   run_length_encode    cub from 4 MiB                            cub from 4 MiB
+//   unique_by_key        raw at every size (cub 1.3x slower)       cub from 32 MiB
+//   reduce_by_key        cub from 16 MiB                           cub from 16 MiB
+// run_length_encode returns to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts
+// in int).
+enum class scan_operation { scan, scan_by_key, select, unique, run_length_encode, unique_by_key, reduce_by_key };
+
+constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexcept {
+  constexpr std::size_t MiB = std::size_t{1} << 20, never = SIZE_MAX;
+  const bool wide = width > 4;
+  switch (op) {
+    case scan_operation::scan: return wide ? 64 * MiB : never;
+    case scan_operation::scan_by_key: return wide ? 4 * MiB : 64 * MiB;
+    case scan_operation::select: return wide ? 16 * MiB : 128 * MiB;
+    case scan_operation::unique: return wide ? 16 * MiB : 64 * MiB;
+    case scan_operation::run_length_encode: return 4 * MiB;
+    case scan_operation::unique_by_key: return wide ? 32 * MiB : never;
+    case scan_operation::reduce_by_key: return 16 * MiB;
+  }
+  return never;
+}
+
+// The family as one operation of one width offers it: raw, cub from CubFrom bytes moved, raw again
+// from RawFrom.
+template <std::size_t CubFrom, std::size_t RawFrom>
+  requires(CubFrom <= RawFrom)  // dispatch takes the last row that applies: rows ascend
+inline constexpr automatic_row scan_automatic_rows[3] = {{0, impl::raw}, {CubFrom, impl::cub}, {RawFrom, impl::raw}};
+template <scan_operation Op, std::size_t Width, std::size_t RawFrom = SIZE_MAX>
+inline constexpr family scan_family_of{scan_implementations, scan_automatic_rows<scan_cub_from(Op, Width), RawFrom>};
 
 // What a scan combines with.
 enum class scan_op { sum, min, max };
