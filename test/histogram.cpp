@@ -338,6 +338,17 @@ TEST(HistogramEdges, CpuRefusesEdgesOutOfOrder) {
   EXPECT_EQ(counts, std::vector<std::uint32_t>(3, 42));
 }
 
+// The cpu implementation counts in parts of 2^24 samples (bounded host memory): two whole parts
+// and a short one, the counts of the later parts added to the first's.
+TEST(HistogramCpu, PartsAddUp) {
+  for (const std::size_t n : {(std::size_t{2} << 24) + 4099, std::size_t{1} << 24}) {
+    const auto x = random_samples<float>(n, fresh_seed());
+    std::vector<std::uint32_t> counts(256, poison<std::uint32_t>());
+    prism::histogram(prism::impl::cpu, x, counts, -0.75f, 0.5f);
+    EXPECT_TRUE(counts_match(counts, reference_even(x, -0.75f, 0.5f, 256))) << "n " << n;
+  }
+}
+
 // ---- past 2^32 samples ------------------------------------------------------------------------------
 
 // 2^32 + 4099 bytes (4 GB) into 256 bins of uint64 counts and 100 bins of uint32 counts, checked

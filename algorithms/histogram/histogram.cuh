@@ -11,8 +11,8 @@
 // The implementations (figures: docs/benchmarks/histogram.md):
 //   cpu     the Thrust way, through Thrust's OpenMP system on host memory: each sample's bin as a
 //           key, the keys sorted, then each bin's count as the length of its run of keys (two
-//           binary searches per bin). n log n work where a histogram needs n: the lesson of why
-//           histograms are not sorts.
+//           binary searches per bin), in parts of 2^24 samples (bounded host memory). n log n
+//           work where a histogram needs n: the lesson of why histograms are not sorts.
 //   thrust  the same three Thrust algorithms on the GPU (par_nosync on the caller's stream); the
 //           keys and the sort's temporary storage share one lease of prism's scratch: 8 bytes
 //           per sample besides the samples, and the sort moves them about 8 times.
@@ -45,6 +45,7 @@
 #include <cub/device/device_histogram.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/sort.h>
@@ -311,10 +312,22 @@ void sorted_runs(const execution_policy& policy, impl which, const T* x, std::si
   const bin_key<Binner, T> key{binner, static_cast<unsigned>(bins)};
   const thrust::counting_iterator<unsigned> first_bin(0);
   if (which == impl::cpu) {
-    std::vector<unsigned> keys(n);
-    thrust::transform(thrust::omp::par, x, x + n, keys.data(), key);
-    thrust::sort(thrust::omp::par, keys.begin(), keys.end());
-    thrust::transform(thrust::omp::par, first_bin, first_bin + bins, counts, run_length<C>{keys.data(), n});
+    // In parts of at most 2^24 samples, each part's runs added to the counts: the keys and the
+    // sort's storage stay at about 2^27 bytes of host memory however many samples there are
+    // (uint32 counts wrap the same way added up as counted at once).
+    constexpr std::size_t part = std::size_t{1} << 24;
+    std::vector<unsigned> keys(std::min(n, part));
+    std::vector<C> part_counts(n > part ? bins : 0);
+    for (std::size_t start = 0; start < n; start += part) {
+      const std::size_t m = std::min(part, n - start);
+      thrust::transform(thrust::omp::par, x + start, x + start + m, keys.data(), key);
+      thrust::sort(thrust::omp::par, keys.begin(), keys.begin() + m);
+      C* into = start == 0 ? counts : part_counts.data();
+      thrust::transform(thrust::omp::par, first_bin, first_bin + bins, into, run_length<C>{keys.data(), m});
+      if (start > 0) {
+        thrust::transform(thrust::omp::par, counts, counts + bins, part_counts.data(), counts, thrust::plus<C>());
+      }
+    }
     return;
   }
   const cudaStream_t stream = policy.stream();
