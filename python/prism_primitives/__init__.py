@@ -65,6 +65,8 @@ __all__ = [
     # scans and selections
     "inclusive_scan", "exclusive_scan", "inclusive_scan_by_key", "exclusive_scan_by_key",
     "compact", "partition", "unique", "unique_by_key", "run_length_encode", "reduce_by_key",
+    # sorting and histograms
+    "sort", "sort_by_key", "argsort", "histogram",
     # the rest
     "gpu_available", "held", "IMPLEMENTATIONS",
 ]
@@ -732,3 +734,73 @@ def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, count=None, imp
     return _flat(keys_out)[:runs], _flat(sums_out)[:runs]
 
 
+# ---- sorting and histograms ---------------------------------------------------------------------
+# Stable radix sorts of int32, int64, uint32, uint64, float32 and float64 keys (of the flattened
+# array), ascending or descending (descending keeps equal keys in their input order too). Floats
+# follow CUB's radix order: -0.0 and +0.0 are equal keys, a NaN sorts by its sign bit (NumPy's
+# and PyTorch's NaN, sign clear, after +inf). Nothing waits.
+
+def sort(keys, out=None, *, descending=False, impl="automatic", stream=None):
+    """The keys in order, into out (a new flat array without it; out=keys sorts in place)."""
+    call = _Call((keys, out), stream)
+    if out is None:
+        out = _like(call, keys, flat=True)
+    _prism.sort(call(keys), call(out), descending, impl, call.stream)
+    call.done()
+    return out
+
+
+def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=False, impl="automatic",
+                stream=None):
+    """The keys in order and the values moved with them (any 4- or 8-byte values): (keys_out,
+    values_out); keys_out=keys, values_out=values sorts both in place."""
+    call = _Call((keys, values, keys_out, values_out), stream)
+    keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
+    values_out = _like(call, values, flat=True) if values_out is None else values_out
+    _prism.sort_by_key(call(keys), call(values), call(keys_out), call(values_out), descending, impl,
+                       call.stream)
+    call.done()
+    return keys_out, values_out
+
+
+def argsort(keys, out=None, *, descending=False, impl="automatic", stream=None):
+    """The permutation that sorts the keys, stably: keys[out] is sorted. int64 indices (or an int32
+    out, for fewer than 2^31 keys)."""
+    call = _Call((keys, out), stream)
+    if out is None:
+        out = _like(call, keys, "int64", flat=True)
+    _prism.argsort(call(keys), call(out), descending, impl, call.stream)
+    call.done()
+    return out
+
+
+def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, impl="automatic",
+              stream=None):
+    """How many samples fall into each bin: `bins` equal bins over [lo, hi) (bins may be left out
+    when out is given: its length), or between `edges` (bin k: edges[k] <= x < edges[k+1]).
+    Samples outside the bins, NaN and a sample equal to hi are not counted (numpy.histogram counts
+    hi in its last bin). int64 counts, or into out (int64, uint64 or uint32); nothing waits.
+    Samples uint8, int32, float32 or float64; lo, hi and edges of the samples' type for floats,
+    integers (int64 edges) for uint8 and int32; the bin rule is prism's exact one
+    (<prism/histogram.hpp>)."""
+    call = _Call((samples, edges, out), stream)
+    if edges is not None:
+        if bins is not None or lo is not None or hi is not None:
+            raise ValueError("prism.histogram: give bins, lo and hi, or edges, not both")
+        bins = _size(edges) - 1
+        if bins < 1:
+            raise ValueError("prism.histogram: edges needs at least two elements")
+    elif lo is None or hi is None:
+        raise ValueError("prism.histogram: give lo and hi (or edges)")
+    if out is None:
+        if bins is None:
+            raise ValueError("prism.histogram: give bins (or out, whose length is the number of bins)")
+        out = call.empty((bins,), "int64")
+    elif bins is not None and bins != _size(out):
+        raise ValueError(f"prism.histogram: out has {_size(out)} elements for {bins} bins")
+    if edges is not None:
+        _prism.histogram_edges(call(samples), call(edges), call(out), impl, call.stream)
+    else:
+        _prism.histogram(call(samples), call(out), lo, hi, impl, call.stream)
+    call.done()
+    return out

@@ -174,5 +174,6 @@ S scalar_from(nb::handle value, const char* what) {
 void bind_elementwise(nb::module_& m);
 void bind_reduce(nb::module_& m);
 void bind_scan(nb::module_& m);
+void bind_sort(nb::module_& m);
 
 }  // namespace prism::python

@@ -74,4 +74,5 @@ NB_MODULE(_prism, m) {
   py::bind_elementwise(m);
   py::bind_reduce(m);
   py::bind_scan(m);
+  py::bind_sort(m);
 }

@@ -360,6 +360,131 @@ def test_by_key_selections(xp, rng):
             np.testing.assert_allclose(xp.get(s), expected, rtol=1e-12, atol=1e-9)
 
 
+# ---- sorting and histograms ---------------------------------------------------------------------------------
+
+def stable_order(keys, descending):
+    """The stable sorting permutation, from Python's sort (reverse=True keeps equal keys in order;
+    -0.0 == 0.0 there as in prism's order)."""
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__, reverse=descending), dtype=np.int64)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
+def test_sorts(xp, rng, dtype):
+    for n in SIZES:
+        # Few distinct keys, so that stability shows (floats rounded: -0.0 and 0.0 among them).
+        keys = np.round(values(rng, n, dtype, -20, 20)).astype(dtype)
+        v = values(rng, n, "float64")
+        dk, dv = xp.put(keys), xp.put(v)
+        for descending in (False, True):
+            order = stable_order(keys.tolist(), descending)
+            for impl in xp.implementations:
+                out = poisoned(xp, n, dtype)
+                assert prism.sort(dk, out, descending=descending, impl=impl) is out
+                bits = f"u{keys.itemsize}"  # compared as bits: -0.0 and 0.0 in their stable places
+                np.testing.assert_array_equal(xp.get(out).view(bits), keys[order].view(bits))
+                for index_type in ("int64", "int32"):
+                    indices = poisoned(xp, n, index_type)
+                    assert prism.argsort(dk, indices, descending=descending, impl=impl) is indices
+                    np.testing.assert_array_equal(xp.get(indices), order)
+                k, w = prism.sort_by_key(dk, dv, descending=descending, impl=impl)
+                np.testing.assert_array_equal(xp.get(k), keys[order])
+                np.testing.assert_array_equal(xp.get(w), v[order])
+    # In place: the output is the input.
+    keys = values(rng, 1000, dtype)
+    dk = xp.put(keys)
+    prism.sort(dk, dk)
+    np.testing.assert_array_equal(xp.get(dk), np.sort(keys))
+
+
+def test_sort_special_floats(xp):
+    x = np.array([np.nan, 1, -np.inf, -0.0, np.inf, 0.0, -1, np.nan], np.float32)
+    up = np.array([2, 6, 3, 5, 1, 4, 0, 7])  # NumPy's NaN (sign clear) after +inf; -0.0 == 0.0
+    down = np.array([0, 7, 4, 1, 3, 5, 6, 2])
+    for impl in xp.implementations:
+        np.testing.assert_array_equal(xp.get(prism.argsort(xp.put(x), impl=impl)), up)
+        np.testing.assert_array_equal(xp.get(prism.argsort(xp.put(x), descending=True, impl=impl)), down)
+        np.testing.assert_array_equal(xp.get(prism.sort(xp.put(x), impl=impl)).view(np.uint32), x[up].view(np.uint32))
+
+
+def equal_bin_edges(lo, hi, bins, dtype):
+    """prism's edges of equal bins (<prism/histogram.hpp>): lo + k (hi - lo) / bins in float64, one
+    rounding per operation, then rounded to the samples' type and capped at hi."""
+    w = (float(hi) - float(lo)) / bins
+    edges = np.minimum((float(lo) + np.arange(bins + 1) * w).astype(dtype), np.array(hi, dtype))
+    edges[0], edges[-1] = lo, hi
+    return edges
+
+
+def counts_between(x, edges):
+    """Samples with edges[k] <= x < edges[k + 1], per k; the rest (NaN among them) not counted."""
+    inside = x[(x >= edges[0]) & (x < edges[-1])]
+    return np.bincount(np.searchsorted(edges, inside, side="right") - 1, minlength=len(edges) - 1)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float32", "float64"])
+def test_histogram(xp, rng, dtype):
+    integer = np.dtype(dtype).kind in "iu"
+    lo, hi = {"uint8": (10, 250), "int32": (-1000, 5000)}.get(dtype, (-0.75, 0.5))
+    for n in SIZES:
+        if dtype == "uint8":
+            x = rng.integers(0, 256, n).astype(dtype)
+        elif integer:
+            x = rng.integers(-1200, 6000, n).astype(dtype)
+        else:  # samples on every edge too, and NaN and infinities, none of them counted but the edges
+            special = np.concatenate([equal_bin_edges(lo, hi, 7, dtype), [np.nan, np.inf, -np.inf]])
+            x = np.concatenate([rng.uniform(-1, 1, n), special]).astype(dtype)
+        dx = xp.put(x)
+        for bins in (1, 7, 256):
+            if integer:  # exact: floor((x - lo) bins / (hi - lo)) in integers
+                inside = x[(x >= lo) & (x < hi)].astype(np.int64)
+                expected = np.bincount((inside - lo) * bins // (hi - lo), minlength=bins)
+            else:
+                expected = counts_between(x, equal_bin_edges(lo, hi, bins, dtype))
+            for impl in xp.implementations:
+                out = poisoned(xp, bins, "int64")
+                assert prism.histogram(dx, bins, lo, hi, out=out, impl=impl) is out
+                np.testing.assert_array_equal(xp.get(out), expected)
+                narrow = poisoned(xp, bins, "uint32")
+                prism.histogram(dx, lo=lo, hi=hi, out=narrow, impl=impl)  # bins from out
+                np.testing.assert_array_equal(xp.get(narrow), expected)
+        # Edges of the caller's: the level type (int64 for integer samples).
+        if dtype == "uint8":
+            edges = np.array([0, 3, 64, 65, 200, 256])
+        elif integer:
+            edges = np.unique(rng.integers(-1100, 5500, 9))
+        else:
+            edges = np.unique(rng.uniform(-0.8, 0.7, 9).astype(dtype))
+        expected = counts_between(x.astype(edges.dtype), edges)
+        for impl in xp.implementations:
+            got = prism.histogram(dx, edges=xp.put(edges), impl=impl)
+            np.testing.assert_array_equal(xp.get(got), expected)
+
+
+def test_sort_and_histogram_errors(xp):
+    keys = xp.put(np.arange(8, dtype=np.float32))
+    with pytest.raises(ValueError, match="not offered"):
+        prism.sort(xp.put(np.zeros(4, np.float16)))
+    with pytest.raises(ValueError, match="expected int64"):
+        prism.argsort(keys, xp.put(np.zeros(8, np.float32)))
+    with pytest.raises(ValueError, match="not offered"):
+        prism.sort_by_key(keys, xp.put(np.zeros(8, np.float16)))
+    with pytest.raises(ValueError):
+        prism.sort(keys, xp.put(np.zeros(7, np.float32)))  # sizes differ
+    samples = xp.put(np.linspace(0, 1, 100, dtype=np.float32))
+    with pytest.raises(ValueError, match="3 elements for 4 bins"):
+        prism.histogram(samples, 4, 0.0, 1.0, out=xp.put(np.zeros(3, np.int64)))
+    with pytest.raises(ValueError, match="lo and hi"):
+        prism.histogram(samples, 4)
+    with pytest.raises(ValueError, match="not both"):
+        prism.histogram(samples, 4, edges=xp.put(np.array([0, 1], np.float32)))
+    with pytest.raises(ValueError, match="integer"):
+        prism.histogram(xp.put(np.zeros(4, np.uint8)), 4, 0.5, 3)
+    counts = xp.put(np.full(4, 77, np.int64))
+    with pytest.raises(ValueError):
+        prism.histogram(samples, 4, 1.0, 0.0, out=counts)  # lo above hi
+    np.testing.assert_array_equal(xp.get(counts), 77)
+
+
 # ---- errors: refused before anything changes ----------------------------------------------------------------
 
 def test_errors(xp):

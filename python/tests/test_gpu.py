@@ -67,6 +67,14 @@ def test_producer_stream_ordering_torch(torch):
         z = prism.add(y, y, stream=stream)
         torch.cuda.synchronize()
         assert torch.all(z == 4).item()
+        keys = torch.zeros(n, device="cuda")
+        spin_torch(torch, 50)
+        keys.copy_(torch.arange(n, 0, -1, dtype=torch.float32, device="cuda"))  # n, ..., 1
+        ordered = prism.sort(keys, stream=stream)
+        counts = prism.histogram(keys, 2, 0.5, n + 0.5, stream=stream)
+        torch.cuda.synchronize()
+        assert torch.equal(ordered, torch.arange(1, n + 1, dtype=torch.float32, device="cuda"))
+        assert counts.tolist() == [n // 2, n // 2]
 
 
 def test_producer_stream_ordering_cupy(cupy):
