@@ -75,4 +75,5 @@ NB_MODULE(_prism, m) {
   py::bind_reduce(m);
   py::bind_scan(m);
   py::bind_sort(m);
+  py::bind_histogram(m);
 }

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// The histogram family from Python: counts of samples in equal bins over [lo, hi), or between the
+// caller's edges. Nothing waits: the counts are written into the caller's array on the call's
+// stream.
+#include "arrays.hpp"
+
+#include <prism/histogram.hpp>
+
+#include <string>
+
+namespace prism::python {
+namespace {
+
+// Runs f(type_tag<T>{}) for a sample type the histogram family is compiled for.
+template <class F>
+void for_samples(const array& samples, F&& f) {
+  visit(samples.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (prism::histogram_sample<T>) {
+      f(tag);
+    } else {
+      throw std::invalid_argument(std::string("prism.histogram: samples of ") + name(samples.type) +
+                                  " are not offered (uint8, int32, float32, float64)");
+    }
+  });
+}
+
+// Runs f(counts) with the counts as uint32 or uint64 (an int64 array as uint64: the same bits for
+// any count below 2^63).
+template <class F>
+void with_counts(const array& counts, F&& f) {
+  if (counts.type == element::u32) return f(counts.out<std::uint32_t>());
+  if (counts.type == element::u64 || counts.type == element::i64) return f(counts.out_as<std::uint64_t>(counts.size));
+  throw std::invalid_argument(std::string("prism: ") + counts.role + " is " + name(counts.type) +
+                              ", expected int64, uint64 or uint32");
+}
+
+void histogram(nb::handle samples_, nb::handle counts_, nb::handle lo_, nb::handle hi_, const std::string& which,
+               std::uintptr_t stream) {
+  const array samples = take(samples_, "samples", false), counts = take(counts_, "out", true);
+  const auto p = policy("histogram", which, stream);
+  for_samples(samples, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using L = prism::histogram_level_t<T>;
+    const L lo = scalar_from<L>(lo_, "lo"), hi = scalar_from<L>(hi_, "hi");
+    const auto x = samples.in<T>();
+    with_counts(counts, [&](auto c) {
+      device_scope device("histogram", {&samples, &counts});
+      without_gil([&] { prism::histogram(p, x, c, lo, hi); });
+    });
+  });
+}
+
+void histogram_edges(nb::handle samples_, nb::handle edges_, nb::handle counts_, const std::string& which,
+                     std::uintptr_t stream) {
+  const array samples = take(samples_, "samples", false), edges = take(edges_, "edges", false),
+              counts = take(counts_, "out", true);
+  const auto p = policy("histogram", which, stream);
+  for_samples(samples, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto x = samples.in<T>();
+    const auto e = edges.in<prism::histogram_level_t<T>>();  // the level type: int64 for integers
+    with_counts(counts, [&](auto c) {
+      device_scope device("histogram", {&samples, &edges, &counts});
+      without_gil([&] { prism::histogram(p, x, e, c); });
+    });
+  });
+}
+
+}  // namespace
+
+void bind_histogram(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("histogram", &histogram, "samples"_a, "counts"_a, "lo"_a, "hi"_a, "impl"_a, "stream"_a);
+  m.def("histogram_edges", &histogram_edges, "samples"_a, "edges"_a, "counts"_a, "impl"_a, "stream"_a);
+}
+
+}  // namespace prism::python
