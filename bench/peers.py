@@ -338,10 +338,13 @@ def histogram_samples(uniform, normal):
 
 
 def module_operations(prism, arrays, empty):
-    """prism through its Python module on another peer's arrays; empty(dtype_name) makes a 0-d
-    result of that peer's kind."""
+    """prism through its Python module on another peer's arrays; empty(dtype_name, shape=()) makes
+    a result of that peer's kind. The sort and histogram rows take their inputs from the float
+    arrays, in the peers' distributions: keys uniform in [-1, 1), samples uniform in [0, 1)."""
     core = prism._prism
     scalar, index = empty("float32"), empty("int64")
+    uniform = arrays["float"][0]  # in [0.5, 1.5)
+    keys, samples, counts = uniform * 2 - 2, uniform - 0.5, empty("int64", (256,))
 
     def views(type_name, n):
         return [a[:n] for a in arrays[type_name]]
@@ -376,11 +379,20 @@ def module_operations(prism, arrays, empty):
         x, y, _ = views("float", n)
         return lambda: prism.dot(x, y, out=scalar)
 
+    def sort(n):
+        x, z = keys[:n], arrays["float"][2][:n]
+        return lambda: prism.sort(x, out=z)
+
+    def histogram(n):
+        x = samples[:n]
+        return lambda: prism.histogram(x, 256, 0.0, 1.0, out=counts)
+
     return [("module", "add", "float", 8, 4, add("float")), ("module", "add", "half", 4, 2, add("half")),
             ("module_core", "add", "float", 8, 4, add_core),
             ("module", "axpby", "float", 8, 4, axpby), ("module", "exp", "float", 4, 4, exp),
             ("module", "sum", "float", 4, 0, sum_), ("module", "argmax", "float", 4, 0, argmax),
-            ("module", "dot", "float", 8, 0, dot)]
+            ("module", "dot", "float", 8, 0, dot), ("module", "sort", "float", 16, 16, sort),
+            ("module", "histogram_uniform", "float", 4, 0, histogram)]
 
 
 def host_cost_us(run, synchronize, calls=2000):
@@ -410,9 +422,11 @@ def module_summary(prism, torch, arrays, rows, synchronize):
     module, core = median(f"add/float/module/{big}", "GB/s"), median(f"add/float/module_core/{big}", "GB/s")
     if module and core:
         summary["add_float_2^28_module_over_core"] = module / core
-    mine, theirs = median(f"sum/float/module/{big}", "GB/s"), median(f"sum/float/torch/{big}", "GB/s")
-    if mine and theirs:
-        summary["sum_float_2^28_module_over_torch"] = mine / theirs
+    for operation in ("sum", "sort", "histogram_uniform"):
+        mine = median(f"{operation}/float/module/{big}", "GB/s")
+        theirs = median(f"{operation}/float/torch/{big}", "GB/s")
+        if mine and theirs:
+            summary[f"{operation}_float_2^28_module_over_torch"] = mine / theirs
     x, y, z = (a[:small] for a in arrays["float"])
     calls = {"prism.add": lambda: prism.add(x, y, out=z),
              "compiled layer": lambda: prism._prism.binary("add", x, y, z, "automatic", 0)}
@@ -481,9 +495,10 @@ def main():
             host = "torch" if "torch" in arrays else "cupy"
             peer_module = modules[host]
             if host == "torch":
-                empty = lambda name: peer_module.empty((), dtype=getattr(peer_module, name), device="cuda")  # noqa: E731
+                empty = lambda name, shape=(): peer_module.empty(shape, dtype=getattr(peer_module, name),  # noqa: E731
+                                                                 device="cuda")
             else:
-                empty = lambda name: peer_module.empty((), dtype=name)  # noqa: E731
+                empty = lambda name, shape=(): peer_module.empty(shape, dtype=name)  # noqa: E731
             operations += module_operations(prism, arrays[host], empty)
             context["module_version"] = prism.__version__
             context["module_arrays"] = host
