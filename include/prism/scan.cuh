@@ -36,8 +36,8 @@
 //           DeviceRunLengthEncode::Encode (counts in int: refused past 2^31 - 1 elements) and
 //           DeviceReduce::ReduceByKey; temporary storage from prism's scratch.
 //   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
-//           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 4 vectors for the
-//           selections and the by-key programs), reduces it, publishes its
+//           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 256 threads x 4 vectors
+//           for the selections and the by-key programs), reduces it, publishes its
 //           aggregate, learns the combination of everything before it from its predecessors'
 //           states, publishes its inclusive prefix and writes its outputs. Every operation is one
 //           `program` for the same kernel: the scan's value is the element (scan), a (value, run
@@ -116,15 +116,17 @@ namespace detail {
 
 // ---- raw: the single-pass kernel ------------------------------------------------------------------
 
-// One tile per block of 128 threads. Rounds of 16-byte vectors per thread per array, each
-// program's own (Program::rounds): a scan keeps 12 in flight (192 bytes of each array per thread:
-// more bytes in flight while a tile waits for its look-back); the others hold more per element
-// until the look-back ends (a compaction's values and flags), so 4, and their small tiles gain
-// from more blocks per multiprocessor (128 threads rather than 256). Measured on the H200: the
-// raw rows of docs/benchmarks/scan.md.
-inline constexpr int scan_block_size = 128;
-inline constexpr int scan_rounds = 4;
+// One tile per block. Its threads and its rounds of 16-byte vectors per thread per array are each
+// program's own (Program::threads, Program::rounds): a scan keeps 12 rounds in flight in blocks of
+// 128 threads (192 bytes of each array per thread: more bytes in flight while a tile waits for its
+// look-back; 0.98x CUB against 0.94x with 256 x 8, float at 2^28 on the H200); the others hold
+// more per element until the look-back ends (a compaction's values and flags), so 4 rounds, in
+// blocks of 256 threads (in blocks of 128, unique, run_length_encode and reduce_by_key measured
+// 10-12% slower and compact 1% faster). The raw rows of docs/benchmarks/scan.md.
+inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
+inline constexpr int scan_threads = block_size;
+inline constexpr int scan_rounds = 4;
 
 // The widest of a call's element types, in bytes: what its `automatic` table is chosen by.
 template <class... T>
@@ -194,7 +196,7 @@ struct tile_info {
 };
 
 template <class Program>
-constexpr std::size_t tile_items = std::size_t{scan_block_size} * Program::rounds * Program::vector;
+constexpr std::size_t tile_items = std::size_t{Program::threads} * Program::rounds * Program::vector;
 
 // Raw bytes for a shared array of T: shared variables cannot have constructors.
 template <class T, std::size_t N>
@@ -210,7 +212,8 @@ struct shared_array {
 // rounds chained, the warps combined through shared memory; then the tile's prefix from the
 // look-back, and the program writes every element with its exclusive prefix.
 //
-// A Program supplies: scan_type S and its operator (combiner()); vector (V); rounds (R);
+// A Program supplies: scan_type S and its operator (combiner()); vector (V); threads (the block's)
+// and rounds (R);
 // counts_flags (its scan values are 0 or 1, counted with ballots instead of a warp scan); items (what a thread
 // keeps of its elements besides their scan values) and shared_storage; initial() (the prefix of
 // element 0: the init of an exclusive scan, or absent); load(i, items, s) (the elements
@@ -218,14 +221,14 @@ struct shared_array {
 // elements, given the combination of everything before element i); finish(tile, shared), after a
 // __syncthreads, for what the whole block writes together.
 template <class Program>
-__global__ void __launch_bounds__(scan_block_size)
+__global__ void __launch_bounds__(Program::threads)
     single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
                        std::size_t n, unsigned tiles) {
   using S = typename Program::scan_type;
   constexpr int V = Program::vector, R = Program::rounds;
   const auto op = program.combiner();
   __shared__ typename Program::shared_storage program_shared;
-  __shared__ shared_array<S, scan_block_size / 32> warp_totals;
+  __shared__ shared_array<S, Program::threads / 32> warp_totals;
   __shared__ shared_array<S, 1> tile_exclusive;
   __shared__ unsigned tile_ticket;
 
@@ -332,7 +335,7 @@ void run_single_pass(const char* algorithm, const execution_policy& policy, std:
   if (zeroed > 0) check(cudaMemsetAsync(memory, 0, zeroed, stream), "cudaMemsetAsync", algorithm);
   before(static_cast<void*>(memory), stream);
   const tile_state<S> states(memory + extra, tiles);
-  launch(algorithm, "single_pass_kernel", single_pass_kernel<Program>, static_cast<unsigned>(tiles), scan_block_size,
+  launch(algorithm, "single_pass_kernel", single_pass_kernel<Program>, static_cast<unsigned>(tiles), Program::threads,
          stream, make(static_cast<void*>(memory)), states, lease.zeroed_counter(), n, static_cast<unsigned>(tiles));
 }
 
@@ -345,7 +348,7 @@ template <class T, class Op>
 struct scan_program {
   using scan_type = T;
   static constexpr int vector = scan_vector<T>;
-  static constexpr int rounds = streaming_rounds;
+  static constexpr int threads = streaming_threads, rounds = streaming_rounds;
   static constexpr bool counts_flags = false;
   using items = nothing;
   using shared_storage = nothing;
@@ -419,7 +422,7 @@ template <class K, class T, class Op, class Eq>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
-  static constexpr int rounds = scan_rounds;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
   static constexpr bool counts_flags = false;
   struct items {
     bool head[vector];
@@ -509,8 +512,8 @@ struct select_program {
   using scan_type = kept_count;
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
-  static constexpr int rounds = scan_rounds;
-  static constexpr std::size_t items_per_tile = std::size_t{scan_block_size} * rounds * vector;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: ballots count them
   struct items {
     P p[vector];
@@ -614,7 +617,7 @@ struct reduce_by_key_program {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   using scan_type = run_sum<T>;
   static constexpr int vector = scan_vector<K, T>;
-  static constexpr int rounds = scan_rounds;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
   static constexpr bool counts_flags = false;
   struct items {
     K key[vector];

@@ -69,7 +69,7 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 // operation and width (the widest element type of the call). From docs/benchmarks/scan.md: H200,
 // the latency a caller sees, cold, float, int32 and int64 (8 bytes) at n = 2^10 ... 2^28.
 //                        4 bytes or fewer                          more
-//   scans                raw at every size (0.96-1.04x cub past    cub from 64 MiB
+//   scans                raw at every size (within 4% of cub past  cub from 64 MiB
 //                        128 MiB: a tie)
 //   scans by key         cub from 64 MiB                           cub from 4 MiB
 //   compact, partition   cub from 128 MiB                          cub from 16 MiB
