@@ -12,7 +12,8 @@ void inclusive_scan_by_stage(scan_stage stage, const execution_policy& policy, s
   const char* algorithm = "inclusive_scan";
   const execution_policy gpu = policy.with(impl::raw);
   require_size(x.size(), out.size(), algorithm, "the output");
-  prepare(algorithm, scan_family_of<scan_operation::scan, sizeof(T)>, gpu, {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
+  prepare(algorithm, scan_family_of<scan_operation::scan, sizeof(T)>, gpu,
+          {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
           x.size_bytes() + out.size_bytes());
   // The last stage is impl::raw itself: the compiled single-pass kernel.
   if (stage == scan_stage::decoupled_look_back || x.empty()) return scan<T>(gpu, scan_kind::inclusive, scan_op::sum, x, out);

@@ -107,6 +107,15 @@ struct array {
   void require(element expected) const;
 };
 
+// An index or a count: an int64 or uint64 array (the same eight bytes for any value below 2^63),
+// seen as R (size_t or uint64_t).
+template <class R>
+prism::span<R> count_span(const array& a) {
+  if (a.type != element::i64 && a.type != element::u64)
+    throw std::invalid_argument(std::string("prism: ") + a.role + " is " + name(a.type) + ", expected int64 or uint64");
+  return a.out_as<R>(a.size);
+}
+
 // Takes an argument: `role` names it in messages ("a", "out", ...). Throws std::invalid_argument
 // for anything that is not a C-contiguous array of a supported type on the CPU or a CUDA device,
 // and for a read-only output.

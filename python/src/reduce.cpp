@@ -30,10 +30,7 @@ nb::object to_python(const R& value) {
 template <class R>
 prism::span<R> result_span(const array& out) {
   if constexpr (std::is_same_v<R, std::size_t> || std::is_same_v<R, std::uint64_t>) {
-    if (out.type != element::i64 && out.type != element::u64)
-      throw std::invalid_argument(std::string("prism: ") + out.role + " is " + name(out.type) +
-                                  ", expected int64 or uint64");
-    return out.out_as<R>(out.size);
+    return count_span<R>(out);
   } else {
     return out.out<R>();
   }

@@ -42,14 +42,6 @@ decltype(auto) for_keys(const char* algorithm, const array& keys, F&& f) {
   });
 }
 
-// An index or a count: an int64 or uint64 array, seen as size_t or uint64_t.
-template <class R>
-prism::span<R> count_span(const array& a) {
-  if (a.type != element::i64 && a.type != element::u64)
-    throw std::invalid_argument(std::string("prism: ") + a.role + " is " + name(a.type) + ", expected int64 or uint64");
-  return a.out_as<R>(a.size);
-}
-
 prism::span<const std::uint8_t> flag_bytes(const array& flags) {
   if (flags.type != element::u8 && flags.type != element::boolean)
     throw std::invalid_argument(std::string("prism: flags is ") + name(flags.type) + ", expected bool or uint8");
