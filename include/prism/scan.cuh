@@ -31,14 +31,14 @@
 //           unique_by_key_copy, reduce_by_key) return an iterator, so they copy the count to the
 //           host and wait, even with par_nosync: those cannot be captured into a graph. Thrust's
 //           unique counts in int: refused past 2^31 - 1 elements.
-//   cub     cub::DeviceScan, DeviceSelect (FlaggedIf, Unique, UniqueByKey), DevicePartition::Flagged
+//   cub     cub::DeviceScan, DeviceSelect (Flagged, FlaggedIf, Unique, UniqueByKey), DevicePartition::Flagged
 //           (which writes the rejected elements in reverse: a second kernel turns them around),
 //           DeviceRunLengthEncode::Encode (counts in int: refused past 2^31 - 1 elements) and
 //           DeviceReduce::ReduceByKey; temporary storage from prism's scratch.
 //   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
-//           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 256 threads x 4 vectors
-//           for the selections and the by-key programs), reduces it, publishes its
-//           aggregate, learns the combination of everything before it from its predecessors'
+//           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 384 or 256 threads x 4
+//           vectors for the selections, 256 x 4 for the by-key programs), asks L2 for it early
+//           (below), reduces it, publishes its aggregate, learns the combination of everything before it from its predecessors'
 //           states, publishes its inclusive prefix and writes its outputs. Every operation is one
 //           `program` for the same kernel: the scan's value is the element (scan), a (value, run
 //           started) pair (scan by key), a count of kept elements (the selections, whose kept
@@ -49,7 +49,9 @@
 //           call begins; skipped for a single tile, n <= 6144 floats). The partition counts its
 //           flags first (n bytes more read), so that the rejected elements know where they start.
 //           Tiles take their index from the scratch's zeroed counter (a ticket, in the order blocks
-//           start: what makes the look-back deadlock-free), which the last tile sets back to zero.
+//           start: what makes the look-back deadlock-free), which the last tile sets back to zero;
+//           while the ticket's atomic is in flight, a bulk prefetch asks L2 for the tile of the
+//           block's own index, the one it most likely gets.
 // Determinism. The order of the elements is always kept, but the grouping is not fixed on the GPU:
 // in a decoupled look-back (raw, and CUB's scans under cub and thrust) a tile combines whichever
 // predecessors' states it finds published, so a floating-point sum (a scan's, reduce_by_key's) may
@@ -117,15 +119,18 @@ namespace detail {
 // ---- raw: the single-pass kernel ------------------------------------------------------------------
 
 // One tile per block. Its threads and its rounds of 16-byte vectors per thread per array are each
-// program's own (Program::threads, Program::rounds): a scan keeps 12 rounds in flight in blocks of
-// 128 threads (192 bytes of each array per thread: more bytes in flight while a tile waits for its
-// look-back; 0.98x CUB against 0.94x with 256 x 8, float at 2^28 on the H200); the others hold
-// more per element until the look-back ends (a compaction's values and flags), so 4 rounds, in
-// blocks of 256 threads (in blocks of 128, unique, run_length_encode and reduce_by_key measured
-// 10-12% slower and compact 1% faster). The raw rows of docs/benchmarks/scan.md.
+// program's own (Program::threads, Program::rounds), as measured on the H200 at 2^28: a scan keeps
+// 12 rounds in flight in blocks of 128 threads (192 bytes of each array per thread; 128 x 16,
+// 128 x 8 and 256 x 8 were 3-7% slower); the others hold more per element until the look-back
+// ends (a compaction's values and flags), so 4 rounds: the selections in blocks of 384 threads
+// where their staged elements fit 32 KB of shared memory (a float compaction 1.06x its speed in
+// blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of 128, unique,
+// run_length_encode and reduce_by_key measured 10-12% slower). The raw rows of
+// docs/benchmarks/scan.md.
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
+inline constexpr int selection_threads = 384;
 inline constexpr int scan_rounds = 4;
 
 // The widest of a call's element types, in bytes: what its `automatic` table is chosen by.
@@ -585,7 +590,11 @@ struct select_program {
   using scan_type = kept_count;
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
-  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr int rounds = scan_rounds;
+  static constexpr int threads =
+      std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
+          ? selection_threads
+          : scan_threads;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: ballots count them
   struct items {
@@ -1023,9 +1032,17 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
       case impl::cub: {
         const auto count = static_cast<std::int64_t>(n);
         if (!partition) {
-          cub_call(algorithm, "cub::DeviceSelect::FlaggedIf", policy, [&](void* temp, std::size_t& bytes, void*) {
-            return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
-          });
+          if constexpr (std::is_same_v<Pred, functors::nonzero<S>>) {
+            // Flags as CUB reads them (nonzero is true): its tuned kernel, 1.2x FlaggedIf's with
+            // the same predicate (float values, uint8 flags, 2^28, H200).
+            cub_call(algorithm, "cub::DeviceSelect::Flagged", policy, [&](void* temp, std::size_t& bytes, void*) {
+              return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, count, stream);
+            });
+          } else {
+            cub_call(algorithm, "cub::DeviceSelect::FlaggedIf", policy, [&](void* temp, std::size_t& bytes, void*) {
+              return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
+            });
+          }
         } else {
           // CUB's count into scratch, where the turning kernel reads it.
           const thrust::transform_iterator<Pred, const S*, bool, bool> flags(st, pred);
