@@ -217,8 +217,8 @@ struct tile_info {
 };
 
 // Whether a program's tile is scanned in the blocked arrangement (below): every scan but the
-// selections' counts (ballots count those) and scan values over 16 bytes (a caller's own type,
-// whose R x 33 per warp would crowd shared memory).
+// selections' counts (packed in one word instead) and scan values over 16 bytes (a caller's own
+// type, whose R x 33 per warp would crowd shared memory).
 template <class Program>
 constexpr bool blocked_round_scan = !Program::counts_flags && sizeof(typename Program::scan_type) <= 16;
 
@@ -236,18 +236,18 @@ struct shared_array {
 // lane l holds the V elements at span + (r * 32 + l) * V, so each round is one coalesced 16-byte
 // load per lane, and the elements are in order lane by lane, round by round, warp by warp. The
 // scan of a tile: each thread reduces its vector, the warp's vectors are scanned (in a blocked
-// arrangement through shared memory, or by ballots for counts), the warps combined through
-// shared memory; then the tile's prefix from the look-back, and the program writes every element
-// with its exclusive prefix.
+// arrangement through shared memory, or, for counts, every round at once in packed fields), the
+// warps combined through shared memory; then the tile's prefix from the look-back, and the
+// program writes every element with its exclusive prefix.
 //
 // A Program supplies: scan_type S and its operator (combiner()); vector (V); threads (the block's)
-// and rounds (R); counts_flags (its scan values are 0 or 1, counted with ballots instead of a
-// scan); items (what a thread keeps of its elements besides their scan values) and
-// shared_storage; prefetch(i, count) (asks L2 for the inputs of elements i .. i + count - 1);
-// initial() (the prefix of element 0: the init of an exclusive scan, or absent); load(i, items,
-// s) (the elements i .. i + V - 1 into scan values); emit(i, items, s, prefix, tile, shared) (the
-// outputs of those elements, given the combination of everything before element i);
-// finish(tile, shared), after a __syncthreads, for what the whole block writes together.
+// and rounds (R); counts_flags (its scan values are 0 or 1: a count); items (what a thread keeps
+// of its elements besides their scan values) and shared_storage; prefetch(i, count) (asks L2 for
+// the inputs of elements i .. i + count - 1); initial() (the prefix of element 0: the init of an
+// exclusive scan, or absent); load(i, items, s) (the elements i .. i + V - 1 into scan values);
+// emit(i, items, s, prefix, tile, shared) (the outputs of those elements, given the combination
+// of everything before element i); finish(tile, shared), after a __syncthreads, for what the
+// whole block writes together.
 template <class Program>
 __global__ void __launch_bounds__(Program::threads)
     single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
@@ -288,7 +288,32 @@ __global__ void __launch_bounds__(Program::threads)
   // each thread's vector of each round within the warp, and the warp's total.
   maybe<S> round_prefix[R];
   S warp_total;
-  if constexpr (blocked_round_scan<Program>) {
+  if constexpr (Program::counts_flags) {
+    // Counts of kept elements: each vector's count (0 .. V) for all R rounds packed in one 64-bit
+    // word, 16 bits per round, and one warp scan of those words counts every round at once (a
+    // field sums at most 32 V: it never carries into the next).
+    static_assert(R <= 4 && 32 * V < 65536, "the rounds' counts fit 16-bit fields of one word");
+    std::uint64_t counts = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      unsigned c = 0;
+#pragma unroll
+      for (int k = 0; k < V; ++k) c += s[r][k].value != 0;
+      counts |= std::uint64_t{c} << (16 * r);
+    }
+    const functors::plus<std::uint64_t> add;
+    const std::uint64_t inclusive = warp_inclusive_scan(counts, add);
+    const std::uint64_t up = shuffle_up(inclusive, 1);  // every lane shuffles; lane 0 has none below
+    const std::uint64_t below = lane > 0 ? up : 0;
+    const std::uint64_t all = shuffle_index(inclusive, 31);
+    unsigned before = 0;  // the kept elements of the warp's earlier rounds
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      round_prefix[r] = {S{before + static_cast<unsigned>(below >> (16 * r) & 0xFFFFu)}, true};
+      before += static_cast<unsigned>(all >> (16 * r) & 0xFFFFu);
+    }
+    warp_total = S{before};
+  } else if constexpr (blocked_round_scan<Program>) {
     // Each vector reduced, and the warp's R x 32 of those scanned in a blocked arrangement: through
     // shared memory lane l takes positions l R .. l R + R - 1 of the warp's order, scans them in
     // sequence, and one warp scan of the lanes' totals joins them (one warp scan per tile instead of
@@ -319,34 +344,18 @@ __global__ void __launch_bounds__(Program::threads)
 #pragma unroll
     for (int r = 0; r < R; ++r) round_prefix[r] = {mine[r * 33 + lane], r > 0 || lane > 0};
   } else {
-    // Round by round, chained in order: a warp scan of the lanes' vectors each round, or for
-    // counts of kept elements no shuffles at all: one ballot per element slot says which lanes
-    // keep theirs, and the lanes below this one are counted from it.
+    // Scan values over 16 bytes: round by round, a warp scan of the lanes' vectors, the rounds
+    // chained in order.
     maybe<S> before_round{S{}, false};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      S lane_exclusive, round_total;
-      if constexpr (Program::counts_flags) {
-        unsigned below = 0, all = 0;
-        const unsigned lower_lanes = (1u << lane) - 1u;
+      S a = s[r][0];
 #pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const unsigned lanes = __ballot_sync(0xFFFFFFFFu, s[r][k].value != 0);
-          below += __popc(lanes & lower_lanes);
-          all += __popc(lanes);
-        }
-        lane_exclusive = S{below};
-        round_total = S{all};
-      } else {
-        S a = s[r][0];
-#pragma unroll
-        for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
-        const S inclusive = warp_inclusive_scan(a, op);
-        lane_exclusive = shuffle_up(inclusive, 1);
-        round_total = shuffle_index(inclusive, 31);
-      }
+      for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
+      const S inclusive = warp_inclusive_scan(a, op);
+      const S lane_exclusive = shuffle_up(inclusive, 1);
       round_prefix[r] = lane > 0 ? maybe<S>{combine(before_round, lane_exclusive, op), true} : before_round;
-      before_round = {combine(before_round, round_total, op), true};
+      before_round = {combine(before_round, shuffle_index(inclusive, 31), op), true};
     }
     warp_total = before_round.value;
   }
