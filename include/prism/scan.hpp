@@ -69,17 +69,18 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 // operation and width (the widest element type of the call). From docs/benchmarks/scan.md: H200,
 // the latency a caller sees, cold, float, int32 and int64 (8 bytes) at n = 2^10 ... 2^28.
 //                        4 bytes or fewer                          more
-//   scans                raw at every size (within 4% of cub past  cub from 64 MiB
-//                        128 MiB: a tie)
+//   scans                raw at every size (ahead of cub at every  cub from 64 MiB
+//                        size measured)
 //   scans by key         cub from 64 MiB                           cub from 4 MiB
-//   compact, partition   cub from 128 MiB                          cub from 16 MiB
-//   unique               cub from 64 MiB                           cub from 16 MiB
+//   compact              cub from 64 MiB                           cub from 32 MiB
+//   partition            raw at every size                         raw at every size
+//   unique               cub from 64 MiB                           cub from 32 MiB
 //   run_length_encode    cub from 4 MiB                            cub from 4 MiB
 //   unique_by_key        raw at every size (cub 1.3x slower)       cub from 32 MiB
 //   reduce_by_key        cub from 16 MiB                           cub from 16 MiB
 // run_length_encode returns to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts
 // in int).
-enum class scan_operation { scan, scan_by_key, select, unique, run_length_encode, unique_by_key, reduce_by_key };
+enum class scan_operation { scan, scan_by_key, compact, partition, unique, run_length_encode, unique_by_key, reduce_by_key };
 
 constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexcept {
   constexpr std::size_t MiB = std::size_t{1} << 20, never = SIZE_MAX;
@@ -87,8 +88,9 @@ constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexce
   switch (op) {
     case scan_operation::scan: return wide ? 64 * MiB : never;
     case scan_operation::scan_by_key: return wide ? 4 * MiB : 64 * MiB;
-    case scan_operation::select: return wide ? 16 * MiB : 128 * MiB;
-    case scan_operation::unique: return wide ? 16 * MiB : 64 * MiB;
+    case scan_operation::compact: return wide ? 32 * MiB : 64 * MiB;
+    case scan_operation::partition: return never;
+    case scan_operation::unique: return wide ? 32 * MiB : 64 * MiB;
     case scan_operation::run_length_encode: return 4 * MiB;
     case scan_operation::unique_by_key: return wide ? 32 * MiB : never;
     case scan_operation::reduce_by_key: return 16 * MiB;
