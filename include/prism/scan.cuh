@@ -31,23 +31,25 @@
 //           unique_by_key_copy, reduce_by_key) return an iterator, so they copy the count to the
 //           host and wait, even with par_nosync: those cannot be captured into a graph. Thrust's
 //           unique counts in int: refused past 2^31 - 1 elements.
-//   cub     cub::DeviceScan, DeviceSelect (Flagged, FlaggedIf, Unique, UniqueByKey), DevicePartition::Flagged
-//           (which writes the rejected elements in reverse: a second kernel turns them around),
-//           DeviceRunLengthEncode::Encode (counts in int: refused past 2^31 - 1 elements) and
-//           DeviceReduce::ReduceByKey; temporary storage from prism's scratch.
+//   cub     cub::DeviceScan, DeviceSelect (Flagged, FlaggedIf, Unique, UniqueByKey),
+//           DevicePartition::Flagged (which writes the rejected elements in reverse: a second
+//           kernel turns them around), DeviceRunLengthEncode::Encode (counts in int: refused past
+//           2^31 - 1 elements) and DeviceReduce::ReduceByKey; temporary storage from prism's
+//           scratch.
 //   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
 //           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 384 or 256 threads x 4
 //           vectors for the selections, 256 x 4 for the by-key programs), asks L2 for it early
-//           (below), reduces it, publishes its aggregate, learns the combination of everything before it from its predecessors'
-//           states, publishes its inclusive prefix and writes its outputs. Every operation is one
-//           `program` for the same kernel: the scan's value is the element (scan), a (value, run
-//           started) pair (scan by key), a count of kept elements (the selections, whose kept
-//           elements are gathered in shared memory and written out in order with coalesced
-//           stores), or a (runs started, sum) pair (run-length encoding, reduce by key). 2n bytes
-//           for a scan, like CUB's: one kernel, after a cudaMemsetAsync that zeroes the tile states
-//           (prism's scratch is shared by every call on the stream, so it holds anything when a
-//           call begins; skipped for a single tile, n <= 6144 floats). The partition counts its
-//           flags first (n bytes more read), so that the rejected elements know where they start.
+//           (below), reduces it, publishes its aggregate, learns the combination of everything
+//           before it from its predecessors' states, publishes its inclusive prefix and writes its
+//           outputs. Every operation is one `program` for the same kernel: the scan's value is the
+//           element (scan), a (value, run started) pair (scan by key), a count of kept elements
+//           (the selections, whose kept elements are gathered in shared memory and written out in
+//           order with coalesced stores), or a (runs started, sum) pair (run-length encoding,
+//           reduce by key). 2n bytes for a scan, like CUB's: one kernel, after a cudaMemsetAsync
+//           that zeroes the tile states (prism's scratch is shared by every call on the stream, so
+//           it holds anything when a call begins; skipped for a single tile, n <= 6144 floats).
+//           The partition counts its flags first (n bytes more read), so that the rejected
+//           elements know where they start.
 //           Tiles take their index from the scratch's zeroed counter (a ticket, in the order blocks
 //           start: what makes the look-back deadlock-free), which the last tile sets back to zero;
 //           while the ticket's atomic is in flight, a bulk prefetch asks L2 for the tile of the

@@ -80,7 +80,9 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 //   reduce_by_key        cub from 16 MiB                           cub from 16 MiB
 // run_length_encode returns to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts
 // in int).
-enum class scan_operation { scan, scan_by_key, compact, partition, unique, run_length_encode, unique_by_key, reduce_by_key };
+enum class scan_operation {
+  scan, scan_by_key, compact, partition, unique, run_length_encode, unique_by_key, reduce_by_key
+};
 
 constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexcept {
   constexpr std::size_t MiB = std::size_t{1} << 20, never = SIZE_MAX;
