@@ -161,11 +161,13 @@ bool vector_aligned(const T* p) {
 
 // Elements i .. i + V - 1 (those below n): one 16-byte load where the array is aligned and the
 // vector whole, element by element otherwise. Elements past n repeat element n - 1 (never read
-// past the array); the programs ignore them.
-template <int V, class T>
-__device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool aligned, T (&out)[V]) {
+// past the array); the programs ignore them. `whole` says at compile time that the vector lies
+// inside the array (in every tile but the last), so no bound is checked.
+template <int V, class T, bool Whole = false>
+__device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool aligned, T (&out)[V],
+                              std::bool_constant<Whole> = {}) {
   if constexpr (vectorizable<T, V>) {
-    if (aligned && i + V <= n) {
+    if (aligned && (Whole || i + V <= n)) {
       const vector_of<T, V> v = load_vector<V>(p + i);
 #pragma unroll
       for (int k = 0; k < V; ++k) out[k] = v.element[k];
@@ -246,7 +248,8 @@ struct shared_array {
 // and rounds (R); counts_flags (its scan values are 0 or 1: a count); items (what a thread keeps
 // of its elements besides their scan values) and shared_storage; prefetch(i, count) (asks L2 for
 // the inputs of elements i .. i + count - 1); initial() (the prefix of element 0: the init of an
-// exclusive scan, or absent); load(i, items, s) (the elements i .. i + V - 1 into scan values);
+// exclusive scan, or absent); load(i, items, s, whole) (the elements i .. i + V - 1 into scan
+// values; whole, a std::bool_constant, is true where they are all inside the array);
 // emit(i, items, s, prefix, tile, shared) (the outputs of those elements, given the combination
 // of everything before element i); finish(tile, shared), after a __syncthreads, for what the
 // whole block writes together.
@@ -284,8 +287,16 @@ __global__ void __launch_bounds__(Program::threads)
 
   typename Program::items items[R];
   S s[R][V];
+  // Every tile but the last lies inside the arrays: its loads check no bounds.
+  const auto load_tile = [&](auto whole) {
 #pragma unroll
-  for (int r = 0; r < R; ++r) program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r]);
+    for (int r = 0; r < R; ++r) program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], whole);
+  };
+  if (base + tile_items<Program> <= n) {
+    load_tile(std::true_type{});
+  } else {
+    load_tile(std::false_type{});
+  }
 
   // The warp's R x 32 vectors scanned in order (round by round, lane by lane): what comes before
   // each thread's vector of each round within the warp, and the warp's total.
@@ -446,7 +457,10 @@ struct scan_program {
   __device__ Op combiner() const { return op; }
   __device__ void prefetch(std::size_t i, std::size_t count) const { prefetch_l2(x, i, count, n); }
   __device__ maybe<T> initial() const { return {init, exclusive}; }
-  __device__ void load(std::size_t i, items&, T (&s)[vector]) const { load_elements<vector>(x, i, n, x_aligned, s); }
+  template <class Whole>
+  __device__ void load(std::size_t i, items&, T (&s)[vector], Whole whole) const {
+    load_elements<vector>(x, i, n, x_aligned, s, whole);
+  }
   __device__ void emit(std::size_t i, const items&, const T (&s)[vector], maybe<T> running,
                        const tile_info<T>&, shared_storage&) const {
     T o[vector];
@@ -463,9 +477,10 @@ struct scan_program {
 
 // Whether element i starts a run: i is 0 or its key differs from the one before. keys[i - 1] of a
 // vector's first element was loaded by the lane before (an L1 hit).
-template <int V, class K, class Eq>
-__device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V]) {
-  head[0] = i < n && (i == 0 || !eq(keys[i - 1], k[0]));
+template <int V, class K, class Eq, bool Whole>
+__device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
+                          std::bool_constant<Whole>) {
+  head[0] = (Whole || i < n) && (i == 0 || !eq(keys[i - 1], k[0]));
 #pragma unroll
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
@@ -528,12 +543,13 @@ struct scan_by_key_program {
     prefetch_l2(x, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
-  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector]) const {
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
     K k[vector];
     T v[vector];
-    load_elements<vector>(keys, i, n, keys_aligned, k);
-    load_elements<vector>(x, i, n, x_aligned, v);
-    run_heads<vector>(keys, i, n, k, eq, it.head);
+    load_elements<vector>(keys, i, n, keys_aligned, k, whole);
+    load_elements<vector>(x, i, n, x_aligned, v, whole);
+    run_heads<vector>(keys, i, n, k, eq, it.head, whole);
 #pragma unroll
     for (int j = 0; j < vector; ++j) s[j] = {v[j], it.head[j]};
   }
@@ -570,10 +586,10 @@ struct stencil_flags {
   Pred pred;
   bool aligned;
   __device__ void prefetch(std::size_t i, std::size_t count, std::size_t n) const { prefetch_l2(stencil, i, count, n); }
-  template <int V, class P>
-  __device__ void operator()(std::size_t i, std::size_t n, const P (&)[V], bool (&keep)[V]) const {
+  template <int V, class P, class Whole>
+  __device__ void operator()(std::size_t i, std::size_t n, const P (&)[V], bool (&keep)[V], Whole whole) const {
     S s[V];
-    load_elements<V>(stencil, i, n, aligned, s);
+    load_elements<V>(stencil, i, n, aligned, s, whole);
 #pragma unroll
     for (int k = 0; k < V; ++k) keep[k] = pred(s[k]);
   }
@@ -586,9 +602,9 @@ struct head_flags {
   const K* keys;
   Eq eq;
   __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
-  template <int V>
-  __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V]) const {
-    run_heads<V>(keys, i, n, k, eq, keep);
+  template <int V, class Whole>
+  __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
+    run_heads<V>(keys, i, n, k, eq, keep, whole);
   }
 };
 
@@ -636,15 +652,16 @@ struct select_program {
     flags.prefetch(i, count, n);
   }
   __device__ maybe<kept_count> initial() const { return {{0}, true}; }
-  __device__ void load(std::size_t i, items& it, kept_count (&s)[vector]) const {
-    load_elements<vector>(p, i, n, p_aligned, it.p);
-    if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q);
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, kept_count (&s)[vector], Whole whole) const {
+    load_elements<vector>(p, i, n, p_aligned, it.p, whole);
+    if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
     bool keep[vector];
-    flags(i, n, it.p, keep);
+    flags(i, n, it.p, keep, whole);
     it.keep = 0;
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
-      const bool kept = keep[k] && i + k < n;
+      const bool kept = keep[k] && (Whole::value || i + k < n);
       it.keep |= unsigned{kept} << k;
       s[k] = {kept ? 1u : 0u};
     }
@@ -739,18 +756,19 @@ struct reduce_by_key_program {
     if constexpr (!counting) prefetch_l2(values, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
-  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector]) const {
-    load_elements<vector>(keys, i, n, keys_aligned, it.key);
-    run_heads<vector>(keys, i, n, it.key, eq, it.head);
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+    load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
+    run_heads<vector>(keys, i, n, it.key, eq, it.head, whole);
     T v[vector];
     if constexpr (counting) {
 #pragma unroll
       for (int k = 0; k < vector; ++k) v[k] = T(1);
     } else {
-      load_elements<vector>(values, i, n, values_aligned, v);
+      load_elements<vector>(values, i, n, values_aligned, v, whole);
     }
 #pragma unroll
-    for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && i + k < n ? 1u : 0u, v[k]};
+    for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && (Whole::value || i + k < n) ? 1u : 0u, v[k]};
   }
   __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
                        const tile_info<scan_type>&, shared_storage&) const {
