@@ -72,7 +72,7 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 //   scans                raw at every size (ahead of cub at every  cub from 64 MiB
 //                        size measured)
 //   scans by key         cub from 64 MiB                           cub from 4 MiB
-//   compact              cub from 64 MiB                           cub from 32 MiB
+//   compact              raw at every size                         cub from 32 MiB
 //   partition            raw at every size                         raw at every size
 //   unique               cub from 64 MiB                           cub from 32 MiB
 //   run_length_encode    cub from 4 MiB                            cub from 4 MiB
@@ -90,7 +90,7 @@ constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexce
   switch (op) {
     case scan_operation::scan: return wide ? 64 * MiB : never;
     case scan_operation::scan_by_key: return wide ? 4 * MiB : 64 * MiB;
-    case scan_operation::compact: return wide ? 32 * MiB : 64 * MiB;
+    case scan_operation::compact: return wide ? 32 * MiB : never;
     case scan_operation::partition: return never;
     case scan_operation::unique: return wide ? 32 * MiB : 64 * MiB;
     case scan_operation::run_length_encode: return 4 * MiB;
