@@ -624,7 +624,7 @@ struct select_program {
           ? selection_threads
           : scan_threads;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
-  static constexpr bool counts_flags = true;  // the scan values are 0 or 1: ballots count them
+  static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
   struct items {
     P p[vector];
     Q q[pairs ? vector : 1];
