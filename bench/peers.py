@@ -46,7 +46,9 @@ compiled layer alone (no Python wrapper: what the C++ call costs from Python). A
 prints, and keeps in the JSON's context as `module`, what only one process can show: add float
 2^28 through the module against the compiled layer (GB/s), the host cost of one call at 2^10
 (prism.add, the compiled layer, the C++ call looped inside the module, torch.add), and sum 2^28
-through the module against torch.sum. Without the module (not installed) those rows are skipped.
+through the module against torch.sum: from the rows, and again in a rotation of its own beside a
+kernel that only reads the array (one 16 KB tile per block, nothing reduced: the time no sum can
+beat; with CuPy). Without the module (not installed) those rows are skipped.
 
 Each row is written as Google Benchmark aggregates (median, p25, p75, min, max, mean) of us,
 gpu_us and GB/s, so bench/report reads it like a suite's rows. A peer that cannot be imported, or
@@ -409,8 +411,49 @@ def host_cost_us(run, synchronize, calls=2000):
     return elapsed / calls * 1e6
 
 
-def module_summary(prism, torch, arrays, rows, synchronize):
+# Reads every 16-byte vector of x once, one 16 KB tile per block, and keeps nothing (the sink is
+# written only if the tile's bits XOR to `key`, which the compiler cannot know never happens).
+READ_ONLY_KERNEL = r'''
+extern "C" __global__ void read_tiles(const uint4* x, unsigned long long vectors, unsigned key, unsigned* sink) {
+  const unsigned long long first = blockIdx.x * 1024ull + threadIdx.x;
+  uint4 v[4];
+  for (int k = 0; k < 4; ++k) {
+    const unsigned long long i = first + k * 256ull;
+    v[k] = i < vectors ? x[i] : make_uint4(0, 0, 0, 0);
+  }
+  unsigned a = 0;
+  for (int k = 0; k < 4; ++k) a ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+  if (a == key) *sink = a;
+}'''
+
+
+def sum_beside_reading(prism, torch, cupy, gpu, x):
+    """torch.sum, the module's sum and the read-only kernel over the same x, one sample of each in
+    turn: GPU time (us) of each and each one's speed over torch.sum's."""
+    vectors = x.numel() // 4
+    read = cupy.RawKernel(READ_ONLY_KERNEL, "read_tiles")
+    cx, sink = cupy.from_dlpack(x), cupy.zeros(1, dtype=cupy.uint32)
+    scalar, result = torch.empty((), device="cuda"), torch.empty(1, device="cuda")
+    runs = {"torch.sum": lambda: torch.sum(x, 0, out=scalar),
+            "module": lambda: prism.sum(x, out=result),
+            "read-only kernel": lambda: read(((vectors + 1023) // 1024,), (256,),
+                                             (cx, cupy.uint64(vectors), cupy.uint32(0x9E3779B9), sink))}
+    times = {name: [] for name in runs}
+    for round_ in range(3 * ROUNDS):
+        for name, run in runs.items():
+            us = gpu.gpu_us(run, False)
+            if round_ >= 3:
+                times[name].append(us)
+    us = {name: statistics.median(t) for name, t in times.items()}
+    summary = {f"sum_float_2^28_rotation_gpu_us {name}": t for name, t in us.items()}
+    for name in ("module", "read-only kernel"):
+        summary[f"sum_float_2^28_rotation {name} over torch.sum"] = us["torch.sum"] / us[name]
+    return summary
+
+
+def module_summary(prism, torch, cupy, gpu, arrays, rows):
     """What one process shows: the module against its compiled layer and against torch."""
+    synchronize = gpu.synchronize
     def median(name, field):
         for r in rows:
             if r["run_name"] == name and r["aggregate_name"] == "median":
@@ -441,6 +484,8 @@ def module_summary(prism, torch, arrays, rows, synchronize):
         us = median(f"{name}/{small}/cold", "us") or median(f"{name}/{small}", "us")
         if us is not None:
             summary[f"latency_us_add_2^10 {name.split('/')[2]}"] = us
+    if torch is not None and cupy is not None:
+        summary.update(sum_beside_reading(prism, torch, cupy, gpu, arrays["float"][0][:big]))
     return summary
 
 
@@ -535,7 +580,8 @@ def main():
 
         if prism is not None:
             host = context["module_arrays"]
-            context["module"] = module_summary(prism, modules.get("torch"), arrays[host], rows, gpu.synchronize)
+            context["module"] = module_summary(prism, modules.get("torch"), modules.get("cupy"), gpu, arrays[host],
+                                               rows)
 
     with open(args.out, "w") as out:
         json.dump({"context": context, "benchmarks": rows}, out, indent=1)

@@ -15,12 +15,17 @@
 // memory, so that nothing waits (Thrust's selections wait anyway: their algorithms return the
 // count to the host). cpu rows stop at 2^22 elements, to keep the suite's run short; `automatic`
 // is not timed (it runs raw or cub, by the tables of scan_family_of that these rows set).
+// Checked: after timing, each row runs once more on poisoned outputs and compares every output
+// element (and the count) with a host reference. The values are small integers, (i mod 17) - 8
+// (whose prefix sums stay within -36 .. 36) or, in runs, (i / 4) mod 1000, so that every sum is
+// exact in every type and the comparison can be too.
 #include <prism/scan.hpp>
 
 #include "harness.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,7 +84,7 @@ struct arrays {
     if (op == operation::run_length_encode) host_counts.assign(n, 0);
 #pragma omp parallel for
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-      host_x[i] = runs ? static_cast<T>(i / run % 1000) : static_cast<T>(i % 17);
+      host_x[i] = runs ? static_cast<T>(i / run % 1000) : static_cast<T>(i % 17 - 8);
       if (keyed) host_keys[i] = static_cast<std::int32_t>(i / run);
       if (flagged) {
         std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
@@ -106,6 +111,108 @@ struct arrays {
               span<std::int32_t>(host_keys_out), span<std::uint8_t>(host_flags), span<std::uint64_t>(host_counts),
               span<std::size_t>(&host_count, 1));
     }
+  }
+
+  // The outputs a call must write, from a sequential pass on the host: made by the first row that
+  // checks and kept for the other implementations of the same (operation, type, n).
+  std::vector<T> want_out;
+  std::vector<std::int32_t> want_keys;
+  std::vector<std::uint64_t> want_counts;
+  std::size_t want_count = 0;  // a selection's count
+  bool expected = false;
+
+  void expect(operation op) {
+    if (expected) return;
+    expected = true;
+    const std::size_t n = host_x.size();
+    const auto run_starts = [&](std::size_t i) {
+      return i == 0 || (host_keys.empty() ? host_x[i] != host_x[i - 1] : host_keys[i] != host_keys[i - 1]);
+    };
+    want_out.reserve(n);
+    T total{};
+    for (std::size_t i = 0; i < n; ++i) {
+      switch (op) {
+        case operation::inclusive_scan_by_key:
+          if (run_starts(i)) total = T{};
+          [[fallthrough]];
+        case operation::inclusive_scan:
+          total = static_cast<T>(total + host_x[i]);
+          want_out.push_back(total);
+          break;
+        case operation::exclusive_scan:
+          want_out.push_back(total);
+          total = static_cast<T>(total + host_x[i]);
+          break;
+        case operation::compact:
+        case operation::partition:
+          if (host_flags[i] != 0) want_out.push_back(host_x[i]);
+          break;
+        case operation::unique:
+          if (run_starts(i)) want_out.push_back(host_x[i]);
+          break;
+        case operation::run_length_encode:
+          if (run_starts(i)) want_out.push_back(host_x[i]), want_counts.push_back(0);
+          ++want_counts.back();
+          break;
+        case operation::unique_by_key:
+        case operation::reduce_by_key:
+          if (run_starts(i)) {
+            want_keys.push_back(host_keys[i]);
+            want_out.push_back(host_x[i]);
+          } else if (op == operation::reduce_by_key) {
+            want_out.back() = static_cast<T>(want_out.back() + host_x[i]);
+          }
+          break;
+      }
+    }
+    want_count = want_out.size();
+    if (op == operation::partition) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (host_flags[i] == 0) want_out.push_back(host_x[i]);
+    }
+  }
+
+  // Runs the row's call once more on poisoned outputs: "" if it wrote what expect() says, else
+  // what is wrong.
+  template <class Call>
+  std::string check(operation op, bool on_gpu, Call call) {
+    expect(op);
+    const bool selects = op != operation::inclusive_scan && op != operation::exclusive_scan &&
+                         op != operation::inclusive_scan_by_key;
+    const auto poison_all = [&](auto&&... outputs) {
+      ((outputs.size() > 0 ? poison(outputs, on_gpu) : void()), ...);
+    };
+    if (on_gpu) {
+      poison_all(out.view(), keys_out.view(), counts.view(), count.view());
+    } else {
+      poison_all(span<T>(host_out), span<std::int32_t>(host_keys_out), span<std::uint64_t>(host_counts),
+                 span<std::size_t>(&host_count, 1));
+    }
+    call();
+    if (on_gpu) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    // How much was written: a selection says so in its count (a partition writes every element).
+    std::size_t written = host_x.size();
+    if (selects) {
+      if (on_gpu) prism::check(cudaMemcpy(&host_count, count.data(), sizeof host_count, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      if (host_count != want_count) return "count " + std::to_string(host_count) + ", expected " + std::to_string(want_count);
+      if (op != operation::partition) written = host_count;
+    }
+    std::vector<T> got = on_gpu ? out.to_host() : host_out;
+    if (break_requested() && written > 0) got[0] = static_cast<T>(got[0] + T(1));
+    if (!std::equal(want_out.begin(), want_out.begin() + written, got.begin())) {
+      const auto at = std::mismatch(want_out.begin(), want_out.begin() + written, got.begin()).first - want_out.begin();
+      return "out[" + std::to_string(at) + "] is " + describe(static_cast<double>(got[at])) + ", expected " +
+             describe(static_cast<double>(want_out[at]));
+    }
+    if (!want_keys.empty()) {
+      const std::vector<std::int32_t> keys_got = on_gpu ? keys_out.to_host() : host_keys_out;
+      if (!std::equal(want_keys.begin(), want_keys.begin() + written, keys_got.begin())) return "a key out is wrong";
+    }
+    if (!want_counts.empty()) {
+      const std::vector<std::uint64_t> counts_got = on_gpu ? counts.to_host() : host_counts;
+      if (!std::equal(want_counts.begin(), want_counts.begin() + written, counts_got.begin())) return "a run length is wrong";
+    }
+    return "";
   }
 
   static void call_on(operation op, const execution_policy& policy, span<T> x, span<T> out, span<std::int32_t> keys,
@@ -168,8 +275,9 @@ void register_operation(operation op, bool gpu) {
       const bool on_gpu = which != impl::cpu;
       if (on_gpu && !gpu) continue;
       if (!on_gpu && n > cpu_largest) continue;
+      const std::string row = row_name(name_of(op), type, std::string(name(which)), n);
       short_rows(benchmark::RegisterBenchmark(
-                     row_name(name_of(op), type, std::string(name(which)), n).c_str(),
+                     row.c_str(),
                      [=](benchmark::State& state) {
                        arrays<T>& a = arrays_for<T>(key, static_cast<std::size_t>(n), op);
                        if (on_gpu) {
@@ -178,6 +286,7 @@ void register_operation(operation op, bool gpu) {
                        } else {
                          time_on_host(state, bytes, [&] { a.call(op, which); });
                        }
+                       verify(state, row, [&] { return a.check(op, on_gpu, [&] { a.call(op, which); }); });
                      }),
                  bytes, on_gpu);
     }
@@ -192,12 +301,15 @@ void register_lesson() {
     const double bytes = 2.0 * n * sizeof(T);
     const std::string key = "lesson/" + type + "/" + std::to_string(n);
     for (scan_stage stage : scan_lesson) {
+      const std::string row = row_name("inclusive_scan", type, "lesson_" + std::string(name(stage)), n);
       short_rows(benchmark::RegisterBenchmark(
-                     row_name("inclusive_scan", type, "lesson_" + std::string(name(stage)), n).c_str(),
+                     row.c_str(),
                      [=](benchmark::State& state) {
                        arrays<T>& a = arrays_for<T>(key, static_cast<std::size_t>(n), operation::inclusive_scan);
-                       time_on_gpu(state, nullptr, bytes, [&] { inclusive_scan(stage, par, a.x, a.out); });
+                       const auto call = [&] { inclusive_scan(stage, par, a.x, a.out); };
+                       time_on_gpu(state, nullptr, bytes, call);
                        relate_to_ceiling(state);
+                       verify(state, row, [&] { return a.check(operation::inclusive_scan, true, call); });
                      }),
                  bytes, true);
     }

@@ -300,6 +300,12 @@ __global__ void __launch_bounds__(Program::threads)
 
   // The warp's R x 32 vectors scanned in order (round by round, lane by lane): what comes before
   // each thread's vector of each round within the warp, and the warp's total.
+  const auto vector_total = [&](int r) {
+    S a = s[r][0];
+#pragma unroll
+    for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
+    return a;
+  };
   maybe<S> round_prefix[R];
   S warp_total;
   if constexpr (Program::counts_flags) {
@@ -335,12 +341,7 @@ __global__ void __launch_bounds__(Program::threads)
     // lives at q + q / 32: the padding keeps the lanes' strided reads off each other's banks.
     S* mine = round_scan.data() + warp * (R * 33);
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      S a = s[r][0];
-#pragma unroll
-      for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
-      mine[r * 33 + lane] = a;
-    }
+    for (int r = 0; r < R; ++r) mine[r * 33 + lane] = vector_total(r);
     __syncwarp();
     S run[R];
 #pragma unroll
@@ -363,10 +364,7 @@ __global__ void __launch_bounds__(Program::threads)
     maybe<S> before_round{S{}, false};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      S a = s[r][0];
-#pragma unroll
-      for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
-      const S inclusive = warp_inclusive_scan(a, op);
+      const S inclusive = warp_inclusive_scan(vector_total(r), op);
       const S lane_exclusive = shuffle_up(inclusive, 1);
       round_prefix[r] = lane > 0 ? maybe<S>{combine(before_round, lane_exclusive, op), true} : before_round;
       before_round = {combine(before_round, shuffle_index(inclusive, 31), op), true};
@@ -1063,17 +1061,17 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
       case impl::cub: {
         const auto count = static_cast<std::int64_t>(n);
         if (!partition) {
-          if constexpr (std::is_same_v<Pred, functors::nonzero<S>>) {
-            // Flags as CUB reads them (nonzero is true): its tuned kernel, 1.2x FlaggedIf's with
-            // the same predicate (float values, uint8 flags, 2^28, H200).
-            cub_call(algorithm, "cub::DeviceSelect::Flagged", policy, [&](void* temp, std::size_t& bytes, void*) {
-              return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, count, stream);
-            });
-          } else {
-            cub_call(algorithm, "cub::DeviceSelect::FlaggedIf", policy, [&](void* temp, std::size_t& bytes, void*) {
-              return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
-            });
-          }
+          // Flags as CUB reads them (nonzero is true) take its tuned kernel, Flagged: 1.2x FlaggedIf's
+          // with the same predicate (float values, uint8 flags, 2^28, H200).
+          constexpr bool plain_flags = std::is_same_v<Pred, functors::nonzero<S>>;
+          cub_call(algorithm, plain_flags ? "cub::DeviceSelect::Flagged" : "cub::DeviceSelect::FlaggedIf", policy,
+                   [&](void* temp, std::size_t& bytes, void*) {
+                     if constexpr (plain_flags) {
+                       return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, count, stream);
+                     } else {
+                       return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
+                     }
+                   });
         } else {
           // CUB's count into scratch, where the turning kernel reads it.
           const thrust::transform_iterator<Pred, const S*, bool, bool> flags(st, pred);

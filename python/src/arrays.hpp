@@ -107,6 +107,21 @@ struct array {
   void require(element expected) const;
 };
 
+// Calls f(type_tag<T>{}) for the C++ type of a's elements where Offered<T>::value holds (the types
+// a family is compiled for) and refuses any other type: "prism.<algorithm>: <what> of <type> are
+// not offered (<offered>)". f returns R for every type it is called with.
+template <template <class> class Offered, class R = void, class F>
+R for_offered(const array& a, const char* algorithm, const char* what, const char* offered, F&& f) {
+  return visit(a.type, [&](auto tag) -> R {
+    if constexpr (Offered<typename decltype(tag)::type>::value) {
+      return f(tag);
+    } else {
+      throw std::invalid_argument(std::string("prism.") + algorithm + ": " + what + " of " + name(a.type) +
+                                  " are not offered (" + offered + ")");
+    }
+  });
+}
+
 // An index or a count: an int64 or uint64 array (the same eight bytes for any value below 2^63),
 // seen as R (size_t or uint64_t).
 template <class R>

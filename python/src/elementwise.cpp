@@ -14,19 +14,13 @@ namespace prism::python {
 namespace {
 
 template <class T>
-constexpr bool arithmetic = prism::arithmetic_element<T>;
+using arithmetic = std::bool_constant<prism::arithmetic_element<T>>;
 
 // Runs f(type_tag<T>{}) for out's type, or refuses a type the family does not compute in.
 template <class F>
 void for_output(const char* algorithm, const array& out, F&& f) {
-  visit(out.type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (arithmetic<T>) {
-      f(tag);
-    } else {
-      throw std::invalid_argument(std::string("prism.") + algorithm + ": not offered for " + name(out.type));
-    }
-  });
+  for_offered<arithmetic>(out, algorithm, "outputs", "float16, bfloat16, float32, float64, int32, int64, uint32, uint64",
+                          f);
 }
 
 prism::binary_op binary_from(const std::string& op) {

@@ -12,17 +12,11 @@ namespace prism::python {
 namespace {
 
 // Runs f(type_tag<T>{}) for a sample type the histogram family is compiled for.
+template <class T>
+using histogram_samples = std::bool_constant<prism::histogram_sample<T>>;
 template <class F>
 void for_samples(const array& samples, F&& f) {
-  visit(samples.type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (prism::histogram_sample<T>) {
-      f(tag);
-    } else {
-      throw std::invalid_argument(std::string("prism.histogram: samples of ") + name(samples.type) +
-                                  " are not offered (uint8, int32, float32, float64)");
-    }
-  });
+  for_offered<histogram_samples>(samples, "histogram", "samples", "uint8, int32, float32, float64", f);
 }
 
 // Runs f(counts) with the counts as uint32 or uint64 (an int64 array as uint64: the same bits for

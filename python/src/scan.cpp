@@ -17,29 +17,20 @@ prism::scan_op scan_op_from(const std::string& op) {
   throw std::invalid_argument("prism: unknown scan operation '" + op + "' (sum, min, max)");
 }
 
+template <class T>
+using scan_values = std::bool_constant<prism::scan_element<T>>;
+template <class K>
+using scan_keys = std::bool_constant<prism::key_element<K>>;
+
 // Runs f(type_tag<T>{}) for a value type the family is compiled for.
 template <class F>
-decltype(auto) for_values(const char* algorithm, const array& values, F&& f) {
-  return visit(values.type, [&](auto tag) -> nb::object {
-    using T = typename decltype(tag)::type;
-    if constexpr (prism::scan_element<T>) {
-      return f(tag);
-    } else {
-      throw std::invalid_argument(std::string("prism.") + algorithm + ": not offered for " + name(values.type));
-    }
-  });
+nb::object for_values(const char* algorithm, const array& values, F&& f) {
+  return for_offered<scan_values, nb::object>(values, algorithm, "values",
+                                              "float32, float64, int32, int64, uint32, uint64", f);
 }
 template <class F>
-decltype(auto) for_keys(const char* algorithm, const array& keys, F&& f) {
-  return visit(keys.type, [&](auto tag) -> nb::object {
-    using K = typename decltype(tag)::type;
-    if constexpr (prism::key_element<K>) {
-      return f(tag);
-    } else {
-      throw std::invalid_argument(std::string("prism.") + algorithm + ": keys of " + name(keys.type) +
-                                  " are not offered (int32, int64, uint32, uint64)");
-    }
-  });
+nb::object for_keys(const char* algorithm, const array& keys, F&& f) {
+  return for_offered<scan_keys, nb::object>(keys, algorithm, "keys", "int32, int64, uint32, uint64", f);
 }
 
 prism::span<const std::uint8_t> flag_bytes(const array& flags) {

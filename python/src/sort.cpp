@@ -14,17 +14,11 @@ namespace {
 prism::sort_order order_of(bool descending) { return descending ? sort_order::descending : sort_order::ascending; }
 
 // Runs f(type_tag<K>{}) for a key type the sort family is compiled for.
+template <class K>
+using sort_keys = std::bool_constant<prism::sort_key<K>>;
 template <class F>
 void for_sort_keys(const char* algorithm, const array& keys, F&& f) {
-  visit(keys.type, [&](auto tag) {
-    using K = typename decltype(tag)::type;
-    if constexpr (prism::sort_key<K>) {
-      f(tag);
-    } else {
-      throw std::invalid_argument(std::string("prism.") + algorithm + ": keys of " + name(keys.type) +
-                                  " are not offered (int32, int64, uint32, uint64, float32, float64)");
-    }
-  });
+  for_offered<sort_keys>(keys, algorithm, "keys", "int32, int64, uint32, uint64, float32, float64", f);
 }
 
 // Values travel with their keys as bits: any 4- or 8-byte element type, the same in and out.
