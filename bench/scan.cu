@@ -23,9 +23,11 @@
 
 #include "harness.hpp"
 
+#include <thrust/execution_policy.h>
+#include <thrust/mismatch.h>
+
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -172,6 +174,37 @@ struct arrays {
     }
   }
 
+  // The expected outputs in device memory, copied once: a gigabyte of output is too much to copy
+  // back for every row, so the GPU rows are compared on the GPU (by Thrust).
+  device_buffer<T> want_out_on_gpu;
+  device_buffer<std::int32_t> want_keys_on_gpu;
+  device_buffer<std::uint64_t> want_counts_on_gpu;
+
+  // The first of the first `count` elements of `got` (device memory, or host memory for cpu) that
+  // differs from `want`, or count.
+  template <class U>
+  static std::size_t first_difference(const U* got, const std::vector<U>& want, device_buffer<U>& want_on_gpu,
+                                      std::size_t count, bool on_gpu) {
+    if (!on_gpu) return static_cast<std::size_t>(std::mismatch(want.begin(), want.begin() + count, got).first - want.begin());
+    if (want_on_gpu.size() != want.size()) want_on_gpu = device_buffer<U>(want);
+    const U* first = want_on_gpu.data();
+    return static_cast<std::size_t>(thrust::mismatch(thrust::device, first, first + count, got).first - first);
+  }
+  // One element of an output, read or written where it lives.
+  static T load(const T* p, std::size_t i, bool on_gpu) {
+    if (!on_gpu) return p[i];
+    T v;
+    prism::check(cudaMemcpy(&v, p + i, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return v;
+  }
+  static void store(T* p, T v, bool on_gpu) {
+    if (!on_gpu) {
+      *p = v;
+    } else {
+      prism::check(cudaMemcpy(p, &v, sizeof v, cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+  }
+
   // Runs the row's call once more on poisoned outputs: "" if it wrote what expect() says, else
   // what is wrong.
   template <class Call>
@@ -197,21 +230,17 @@ struct arrays {
       if (host_count != want_count) return "count " + std::to_string(host_count) + ", expected " + std::to_string(want_count);
       if (op != operation::partition) written = host_count;
     }
-    std::vector<T> got = on_gpu ? out.to_host() : host_out;
-    if (break_requested() && written > 0) got[0] = static_cast<T>(got[0] + T(1));
-    if (!std::equal(want_out.begin(), want_out.begin() + written, got.begin())) {
-      const auto at = std::mismatch(want_out.begin(), want_out.begin() + written, got.begin()).first - want_out.begin();
-      return "out[" + std::to_string(at) + "] is " + describe(static_cast<double>(got[at])) + ", expected " +
-             describe(static_cast<double>(want_out[at]));
-    }
-    if (!want_keys.empty()) {
-      const std::vector<std::int32_t> keys_got = on_gpu ? keys_out.to_host() : host_keys_out;
-      if (!std::equal(want_keys.begin(), want_keys.begin() + written, keys_got.begin())) return "a key out is wrong";
-    }
-    if (!want_counts.empty()) {
-      const std::vector<std::uint64_t> counts_got = on_gpu ? counts.to_host() : host_counts;
-      if (!std::equal(want_counts.begin(), want_counts.begin() + written, counts_got.begin())) return "a run length is wrong";
-    }
+    T* const got = on_gpu ? out.data() : host_out.data();
+    if (break_requested() && written > 0) store(got, static_cast<T>(load(got, 0, on_gpu) + T(1)), on_gpu);
+    if (const std::size_t at = first_difference(got, want_out, want_out_on_gpu, written, on_gpu); at < written)
+      return "out[" + std::to_string(at) + "] is " + describe(static_cast<double>(load(got, at, on_gpu))) +
+             ", expected " + describe(static_cast<double>(want_out[at]));
+    if (!want_keys.empty() &&
+        first_difference(on_gpu ? keys_out.data() : host_keys_out.data(), want_keys, want_keys_on_gpu, written, on_gpu) < written)
+      return "a key out is wrong";
+    if (!want_counts.empty() &&
+        first_difference(on_gpu ? counts.data() : host_counts.data(), want_counts, want_counts_on_gpu, written, on_gpu) < written)
+      return "a run length is wrong";
     return "";
   }
 
