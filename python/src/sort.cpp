@@ -13,9 +13,10 @@ namespace {
 
 prism::sort_order order_of(bool descending) { return descending ? sort_order::descending : sort_order::ascending; }
 
-// Runs f(type_tag<K>{}) for a key type the sort family is compiled for.
 template <class K>
 using sort_keys = std::bool_constant<prism::sort_key<K>>;
+
+// Runs f(type_tag<K>{}) for a key type the sort family is compiled for.
 template <class F>
 void for_sort_keys(const char* algorithm, const array& keys, F&& f) {
   for_offered<sort_keys>(keys, algorithm, "keys", "int32, int64, uint32, uint64, float32, float64", f);
