@@ -308,7 +308,9 @@ TEST_P(Add, WrongMemoryThrowsAndChangesNothing) {
 }
 
 // Past 2^32 elements: 64-bit indexing in every GPU implementation (and no 32-bit count that
-// wraps to a small one). 52 GB of device memory.
+// wraps to a small one). The inputs repeat random patterns whose periods (2^20 + 7 and 2^20 + 13)
+// share no factor with each other or with 2^32, so every element's pair of terms differs from
+// its neighbours' and from those of the element 2^32 before it. 52 GB of device memory.
 TEST_P(Add, HugePast2To32) {
   const impl which = GetParam();
   if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
@@ -316,21 +318,17 @@ TEST_P(Add, HugePast2To32) {
   const std::size_t n = (std::size_t{1} << 32) + 7;
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const auto a = random_vector<float>(n, seed), b = random_vector<float>(n, seed + 1);
-  prism::device_buffer<float> da(a), db(b), out(n);
+  const auto pa = random_vector<float>((1u << 20) + 7, seed), pb = random_vector<float>((1u << 20) + 13, seed + 1);
+  prism::device_buffer<float> da(n), db(n), out(n);
+  fill_periodic(da.data(), n, pa);
+  fill_periodic(db.data(), n, pb);
   prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(float)), "cudaMemset");  // NaN everywhere
   prism::add(prism::par.with(which), da.view(), db.view(), out.view());
-  const auto got = out.to_host();
-  std::int64_t wrong = 0, first_wrong = -1;
-#pragma omp parallel for reduction(+ : wrong)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-    if (!close(got[i], static_cast<double>(a[i]) + static_cast<double>(b[i]))) ++wrong;
-  }
-  if (wrong > 0) {
-    for (std::size_t i = 0; i < n && first_wrong < 0; ++i)
-      if (!close(got[i], static_cast<double>(a[i]) + static_cast<double>(b[i]))) first_wrong = i;
-  }
-  EXPECT_EQ(wrong, 0) << "first wrong element: " << first_wrong;
+  std::size_t first_wrong = 0;
+  const std::size_t wrong = count_wrong(
+      out.data(), n, [&](std::size_t i, float got) { return got == pa[i % pa.size()] + pb[i % pb.size()]; },
+      &first_wrong);
+  EXPECT_EQ(wrong, 0u) << "first wrong element: " << first_wrong;
 }
 
 INSTANTIATE_TEST_SUITE_P(, Add, ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
@@ -848,13 +846,12 @@ TEST_P(Semantics, HugeSequencePast2To32) {
   prism::device_buffer<std::int32_t> out(n);
   prism::check(cudaMemset(out.data(), 0xFF, n * sizeof(std::int32_t)), "cudaMemset");
   prism::sequence(prism::par.with(which), out.view(), 5, 1);
-  const auto got = out.to_host();
-  std::int64_t wrong = 0;
-#pragma omp parallel for reduction(+ : wrong)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-    if (got[i] != static_cast<std::int32_t>(static_cast<std::uint32_t>(i + 5))) ++wrong;
-  }
-  EXPECT_EQ(wrong, 0);
+  std::size_t first_wrong = 0;
+  const std::size_t wrong = count_wrong(
+      out.data(), n,
+      [](std::size_t i, std::int32_t got) { return got == static_cast<std::int32_t>(static_cast<std::uint32_t>(i + 5)); },
+      &first_wrong);
+  EXPECT_EQ(wrong, 0u) << "first wrong element: " << first_wrong;
 }
 
 INSTANTIATE_TEST_SUITE_P(, Semantics,

@@ -17,6 +17,7 @@
 #include "testing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -509,6 +510,99 @@ TEST_P(Select, FloatingPointEquality) {
   EXPECT_EQ(first(counts.values(), 5), (std::vector<std::uint64_t>{1, 3, 1, 1, 1}));
 }
 
+// Runs that mix -0.0 and +0.0, and NaNs with random payloads and signs (each a run of its own),
+// among ordinary values: what a selection writes of a run is the bits of its first element.
+template <class T>
+std::vector<T> signed_zeros_and_nans(std::size_t n, std::uint64_t seed) {
+  using B = bits_of<T>;
+  constexpr int mantissa = std::numeric_limits<T>::digits - 1;
+  const B exponent_all_ones = ((B{1} << (sizeof(T) * 8 - 1)) - 1) & ~((B{1} << mantissa) - 1);
+  std::vector<T> v(n);
+  std::size_t i = 0;
+  for (std::uint64_t r = 0; i < n; ++r) {
+    const std::uint64_t draw = mix(seed ^ mix(r));
+    const std::size_t length = std::min<std::size_t>(n - i, 1 + draw % 7);
+    for (std::size_t j = 0; j < length; ++j, ++i) {
+      const std::uint64_t bits = mix(draw + j);
+      switch (draw >> 61) {
+        case 0: case 1: case 2:  // a run of zeros, each of either sign
+          v[i] = (bits & 1) ? T(-0.0) : T(0.0);
+          break;
+        case 3: {  // a NaN of any sign and payload (never zero: a payload of 0 would be infinity)
+          const B payload = static_cast<B>(bits >> 8) & ((B{1} << mantissa) - 1);
+          const B sign = (bits & 1) ? B{1} << (sizeof(T) * 8 - 1) : B{0};
+          v[i] = std::bit_cast<T>(static_cast<B>(sign | exponent_all_ones | (payload == 0 ? 1 : payload)));
+          break;
+        }
+        default:
+          v[i] = static_cast<T>(draw % 3) - T(1);  // -1, 0 or 1 (of the run's draw: equal in the run)
+      }
+    }
+  }
+  return v;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+void check_first_bits(impl which, std::size_t n) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << prism::name(which) << ", " << type_name<T>() << ", n " << n << ", seed "
+                                    << seed);
+  const auto x = signed_zeros_and_nans<T>(n, seed);
+  std::vector<T> heads;
+  std::vector<std::uint64_t> lengths;
+  std::vector<std::uint32_t> keys(n);
+  std::vector<T> first_values;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || !(x[i - 1] == x[i])) {
+      heads.push_back(x[i]);
+      lengths.push_back(0);
+    }
+    ++lengths.back();
+    keys[i] = static_cast<std::uint32_t>(heads.size() / 2);  // runs of keys over pairs of value runs
+    if (i == 0 || keys[i] != keys[i - 1]) first_values.push_back(x[i]);
+  }
+  const memory where = memory_of(which);
+  const auto policy = prism::par.with(which);
+  placed_array<T> dx(x, where), out(std::vector<T>(n, poison<T>()), where), values(std::vector<T>(n, poison<T>()), where);
+  placed_array<std::uint64_t> counts(std::vector<std::uint64_t>(n, 0), where);
+  placed_array<std::uint32_t> dkeys(keys, where), keys_out(std::vector<std::uint32_t>(n, 0), where);
+
+  const std::size_t unique = prism::unique(policy, dx.view(), out.view());
+  ASSERT_EQ(unique, heads.size());
+  EXPECT_TRUE(same_bits(first(out.values(), unique), heads)) << "unique";
+  const std::size_t runs = prism::run_length_encode(policy, dx.view(), values.view(), counts.view());
+  ASSERT_EQ(runs, heads.size());
+  EXPECT_TRUE(same_bits(first(values.values(), runs), heads)) << "run_length_encode";
+  EXPECT_EQ(first(counts.values(), runs), lengths);
+  const std::size_t kept = prism::unique_by_key(policy, dkeys.view(), dx.view(), keys_out.view(), out.view());
+  ASSERT_EQ(kept, first_values.size());
+  EXPECT_TRUE(same_bits(first(out.values(), kept), first_values)) << "unique_by_key's values";
+}
+
+// Every implementation writes the bits of each run's first element (a run of -0.0 and +0.0 is
+// reported by whichever came first; a NaN, a run of its own, keeps its payload).
+TEST_P(Select, RunsReportTheirFirstElementsBits) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for (std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1001}, std::size_t{4099}, large((1 << 20) + 1)}) {
+    check_first_bits<float>(GetParam(), n);
+    check_first_bits<double>(GetParam(), n);
+  }
+}
+
+// automatic on device memory, at sizes where it picks each GPU implementation.
+TEST(GpuSelectAutomatic, RunsReportTheirFirstElementsBits) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for (std::size_t n : {std::size_t{1001}, large((1 << 20) + 1), large((1 << 23) + 3)}) {
+    check_first_bits<float>(impl::automatic, n);
+    check_first_bits<double>(impl::automatic, n);
+  }
+}
+
 template <class K, class T>
 void check_by_key(impl which, std::size_t n, std::size_t run, std::size_t offset) {
   const std::uint64_t seed = fresh_seed();
@@ -628,25 +722,23 @@ bool skip_huge(impl which, std::string& why) {
   return !why.empty();
 }
 
-// An in-place inclusive int32 sum over 2^32 + 4099 elements, checked chunk by chunk against a
-// running sum in uint32 (int32 wraps).
+// An in-place inclusive int32 sum over 2^32 + 4099 elements, checked chunk by chunk against the
+// closed form of the prefix sums of -7 + 3k, in uint32 (int32 wraps).
+inline std::int32_t huge_prefix(std::uint64_t i) {
+  const std::uint64_t triangle = i % 2 == 0 ? (i / 2) * (i + 1) : i * ((i + 1) / 2);  // i (i + 1) / 2, mod 2^64
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(3 * triangle - 7 * (i + 1)));
+}
+
 TEST_P(Scan, HugeInt32SumPast2To32) {
   std::string why;
   if (skip_huge(GetParam(), why)) GTEST_SKIP() << why;
   prism::device_buffer<std::int32_t> x(huge_n);
   prism::sequence(prism::par.with(impl::raw), x.view(), -7, 3);
   prism::inclusive_scan(prism::par.with(GetParam()), x.view(), x.view());
-  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  std::vector<std::int32_t> host(chunk);
-  std::uint32_t running = 0;
-  for (std::size_t start = 0; start < huge_n; start += chunk) {
-    const std::size_t m = std::min(chunk, huge_n - start);
-    prism::check(cudaMemcpy(host.data(), x.data() + start, m * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    for (std::size_t j = 0; j < m; ++j) {
-      running += static_cast<std::uint32_t>(huge_value(start + j));
-      ASSERT_EQ(host[j], static_cast<std::int32_t>(running)) << "element " << start + j;
-    }
-  }
+  std::size_t first_wrong = 0;
+  const std::size_t wrong = count_wrong(
+      x.data(), huge_n, [](std::size_t i, std::int32_t got) { return got == huge_prefix(i); }, &first_wrong);
+  EXPECT_EQ(wrong, 0u) << "first wrong element: " << first_wrong;
 }
 
 // Compaction of 2^32 + 2^27 int32 with 63 of 64 flags set: the count passes 2^32 (40 GB).
@@ -669,21 +761,49 @@ TEST_P(Select, HugeCompactPast2To32) {
   prism::device_buffer<std::size_t> count(1);
   prism::compact(prism::par.with(GetParam()), x.view(), flags.view(), out.view(), count.view());
   prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  std::size_t want = 0;
-  for (std::size_t i = 0; i < huge_compact_n; ++i) want += huge_flag(i);
+  // Kept elements before each block of 2^16 inputs, counted in parallel: block b's kept elements
+  // are out[kept_before[b], kept_before[b + 1]).
+  constexpr std::size_t block = std::size_t{1} << 16;
+  const std::size_t blocks = (huge_compact_n + block - 1) / block;
+  std::vector<std::size_t> kept_before(blocks + 1, 0);
+#pragma omp parallel for
+  for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+    std::size_t kept = 0;
+    for (std::size_t i = b * block; i < std::min(huge_compact_n, (b + 1) * block); ++i) kept += huge_flag(i);
+    kept_before[b + 1] = kept;
+  }
+  for (std::size_t b = 0; b < blocks; ++b) kept_before[b + 1] += kept_before[b];
+  const std::size_t want = kept_before[blocks];
   ASSERT_GT(want, std::size_t{1} << 32);
   ASSERT_EQ(count.to_host()[0], want);
-  std::vector<std::int32_t> host(chunk);
-  std::size_t i = 0;  // the input element the next kept one must be
-  for (std::size_t start = 0; start < want; start += chunk) {
-    const std::size_t m = std::min(chunk, want - start);
-    prism::check(cudaMemcpy(host.data(), out.data() + start, m * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    for (std::size_t j = 0; j < m; ++j) {
-      while (!huge_flag(i)) ++i;
-      ASSERT_EQ(host[j], huge_value(i)) << "kept element " << start + j << " (input " << i << ")";
-      ++i;
+  // A chunk of 2^10 blocks of inputs at a time: its kept elements copied back, each block checked
+  // in parallel.
+  constexpr std::size_t blocks_per_chunk = 1024;
+  std::vector<std::int32_t> host(blocks_per_chunk * block);
+  std::size_t wrong = 0, first_wrong = want;
+  for (std::size_t b0 = 0; b0 < blocks; b0 += blocks_per_chunk) {
+    const std::size_t b1 = std::min(blocks, b0 + blocks_per_chunk);
+    const std::size_t begin = kept_before[b0];
+    prism::check(cudaMemcpy(host.data(), out.data() + begin, (kept_before[b1] - begin) * sizeof(std::int32_t),
+                            cudaMemcpyDeviceToHost),
+                 "cudaMemcpy");
+    std::size_t chunk_wrong = 0, chunk_first = want;
+#pragma omp parallel for reduction(+ : chunk_wrong) reduction(min : chunk_first)
+    for (std::int64_t b = static_cast<std::int64_t>(b0); b < static_cast<std::int64_t>(b1); ++b) {
+      std::size_t k = kept_before[b];  // the output element the block's next kept input must be
+      for (std::size_t i = b * block; i < std::min(huge_compact_n, (b + 1) * block); ++i) {
+        if (!huge_flag(i)) continue;
+        if (host[k - begin] != huge_value(i)) {
+          ++chunk_wrong;
+          chunk_first = std::min(chunk_first, k);
+        }
+        ++k;
+      }
     }
+    wrong += chunk_wrong;
+    first_wrong = std::min(first_wrong, chunk_first);
   }
+  EXPECT_EQ(wrong, 0u) << "first wrong kept element: " << first_wrong;
 }
 
 // The implementations whose dependency counts in int refuse more than 2^31 - 1 elements, by name,
@@ -782,6 +902,37 @@ struct inclusive_scan_float {
           const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
           const auto flags = prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 128), 16);
           prism::compact(p, x, flags, prism::span<float>(reinterpret_cast<float*>(b + 120), 16));
+        },
+        // Exactly the same bytes as an input the output may not replace: the selections never run
+        // in place; a scan by key runs in place over its values, not over its keys.
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          const auto flags = prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 128), 16);
+          prism::compact(p, x, flags, x);
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::unique(p, x, x);
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::run_length_encode(p, x, x, prism::span<std::uint64_t>(reinterpret_cast<std::uint64_t*>(b + 128), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto keys = prism::span<std::int32_t>(reinterpret_cast<std::int32_t*>(b), 16);
+          const auto values = prism::span<float>(reinterpret_cast<float*>(b + 64), 16);
+          prism::inclusive_scan_by_key(p, keys, values, prism::span<float>(reinterpret_cast<float*>(b), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto keys = prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b), 16);
+          const auto values = prism::span<float>(reinterpret_cast<float*>(b + 64), 16);
+          prism::reduce_by_key(p, keys, values, keys, prism::span<float>(reinterpret_cast<float*>(b + 128), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto keys = prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b), 16);
+          const auto values = prism::span<float>(reinterpret_cast<float*>(b + 64), 16);
+          prism::unique_by_key(p, keys, values, prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 128), 16),
+                               values);
         },
     };
   }

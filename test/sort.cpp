@@ -335,6 +335,47 @@ TEST_P(SortByKey, BadArgumentsRefused) {
   EXPECT_EQ(b.values(), init);
 }
 
+// argsort's indices exactly over the keys' bytes (int32 indices over float keys, int64 over
+// double): refused, the keys left as they were (sort.hpp: the keys are not changed).
+TEST_P(SortByKey, ArgsortIndicesOverTheKeysRefused) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto where = memory_of(GetParam());
+  const auto policy = prism::par.with(GetParam());
+  const auto floats = random_vector<float>(1001, fresh_seed());
+  const auto doubles = random_vector<double>(1001, fresh_seed());
+  placed_array<float> f(floats, where);
+  placed_array<double> d(doubles, where);
+  const prism::span<std::int32_t> over_floats(reinterpret_cast<std::int32_t*>(f.view().data()), 1001);
+  const prism::span<std::int64_t> over_doubles(reinterpret_cast<std::int64_t*>(d.view().data()), 1001);
+  EXPECT_THROW(prism::argsort(policy, f.view(), over_floats), std::invalid_argument);
+  EXPECT_THROW(prism::argsort(policy, d.view(), over_doubles), std::invalid_argument);
+  synchronize(GetParam());
+  EXPECT_EQ(std::memcmp(f.values().data(), floats.data(), floats.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(d.values().data(), doubles.data(), doubles.size() * sizeof(double)), 0);
+}
+
+// The lesson's stages count in 32 bits: every one, the last (onesweep) too, refuses 2^32 keys
+// before reading any (16 GB of device memory, never written).
+TEST(GpuSortLessonLimits, HugeEveryStageRefuses2To32Keys) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::size_t n = std::size_t{1} << 32;
+  prism::device_buffer<std::uint32_t> keys(n);
+  prism::check(cudaMemset(keys.data(), 0x5A, 4096), "cudaMemset");
+  for (prism::sort_stage stage : prism::sort_lesson) {
+    SCOPED_TRACE(std::string(prism::name(stage)));
+    try {
+      prism::sort(stage, prism::par, keys.view(), keys.view());
+      ADD_FAILURE() << "2^32 keys accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("32 bits"), std::string::npos) << e.what();
+    }
+  }
+  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::vector<std::uint32_t> head(1024);
+  prism::check(cudaMemcpy(head.data(), keys.data(), 4096, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  EXPECT_EQ(head, std::vector<std::uint32_t>(1024, 0x5A5A5A5Au));
+}
+
 // int32 indices number at most 2^31 keys: more are refused before anything is read.
 TEST(SortLimits, Int32IndicesRefusePast2To31) {
   std::vector<float> keys(1);
@@ -460,6 +501,29 @@ struct sort_float {
         [](const prism::execution_policy& p, std::byte* b) {
           const auto k = prism::span<float>(reinterpret_cast<float*>(b), 16);
           prism::argsort(p, k, prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(b + 32), 16));
+        },
+        // Exactly the same bytes as another array than the output's own input.
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto k = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          prism::argsort(p, k, prism::span<std::int32_t>(reinterpret_cast<std::int32_t*>(b), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto k = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          const auto v = prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 128), 16);
+          prism::sort_by_key(p, k, v, prism::span<float>(reinterpret_cast<float*>(b + 128), 16),
+                             prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 192), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto k = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          const auto v = prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 128), 16);
+          prism::sort_by_key(p, k, v, prism::span<float>(reinterpret_cast<float*>(b + 64), 16),
+                             prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b), 16));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto k = prism::span<float>(reinterpret_cast<float*>(b), 16);
+          const auto v = prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 128), 16);
+          prism::sort_by_key(p, k, v, prism::span<float>(reinterpret_cast<float*>(b + 192), 16),
+                             prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + 192), 16));
         },
     };
   }

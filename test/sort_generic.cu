@@ -138,6 +138,25 @@ TEST_P(GenericSort, DeviceLambda) {
   EXPECT_EQ(x.values(), want);
 }
 
+// Extended lambdas cannot live in a TEST's body (a private member function): this one holds it.
+void sort_descending_by_lambda(impl which, prism::span<const record> in, prism::span<record> out) {
+  const auto descending = [] __device__(const record& a, const record& b) { return a.key > b.key; };
+  prism::sort(prism::par.with(which), in, out, descending);
+}
+
+// Out of place, a __device__ lambda on the cpu (and automatic on host memory, which runs cpu) is
+// refused before the output is touched.
+TEST(GenericSortRefusal, DeviceLambdaOnTheCpuLeavesTheOutput) {
+  const auto in = records(5000, 50, fresh_seed());
+  const std::vector<record> poisoned(in.size(), record{-7, 7});
+  for (impl which : {impl::cpu, impl::automatic}) {
+    SCOPED_TRACE(prism::name(which));
+    std::vector<record> out = poisoned;
+    EXPECT_THROW(sort_descending_by_lambda(which, in, out), std::invalid_argument);
+    EXPECT_EQ(out, poisoned);
+  }
+}
+
 TEST_P(GenericSort, OverlapRefused) {
   const impl which = GetParam();
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;

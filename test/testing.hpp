@@ -6,8 +6,11 @@
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
 
+#include <cuda_runtime_api.h>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -152,6 +155,48 @@ template <class T>
     if (static_cast<double>(got) == want) return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << "got " << +got << ", want " << want;
+}
+
+// ---- past 2^32 elements ----------------------------------------------------------------------
+// A host copy of a huge array takes tens of GB and a serial check of it minutes: the huge tests
+// build their inputs on the device and check device arrays chunk by chunk, each chunk in parallel.
+inline constexpr std::size_t huge_chunk = std::size_t{1} << 26;
+
+// device[i] = pattern[i % pattern.size()] for i < n: a huge random array from a small random one,
+// copied over once, then doubled on the device (every copy's start is a multiple of the period).
+template <class T>
+void fill_periodic(T* device, std::size_t n, const std::vector<T>& pattern) {
+  const std::size_t first = std::min(n, pattern.size());
+  prism::check(cudaMemcpy(device, pattern.data(), first * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  for (std::size_t have = first; have < n;) {
+    const std::size_t more = std::min(have, n - have);
+    prism::check(cudaMemcpy(device + have, device, more * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    have += more;
+  }
+}
+
+// How many elements of a device array fail ok(i, value), copied back a chunk at a time; the first
+// that fails goes to *first (n if none does).
+template <class T, class Ok>
+std::size_t count_wrong(const T* device, std::size_t n, Ok&& ok, std::size_t* first = nullptr) {
+  std::vector<T> host(std::min(n, huge_chunk));
+  std::size_t wrong = 0, first_wrong = n;
+  for (std::size_t start = 0; start < n; start += huge_chunk) {
+    const std::size_t m = std::min(huge_chunk, n - start);
+    prism::check(cudaMemcpy(host.data(), device + start, m * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    std::size_t chunk_wrong = 0, chunk_first = n;
+#pragma omp parallel for reduction(+ : chunk_wrong) reduction(min : chunk_first)
+    for (std::int64_t j = 0; j < static_cast<std::int64_t>(m); ++j) {
+      if (!ok(start + j, host[j])) {
+        ++chunk_wrong;
+        chunk_first = std::min<std::size_t>(chunk_first, start + j);
+      }
+    }
+    wrong += chunk_wrong;
+    first_wrong = std::min(first_wrong, chunk_first);
+  }
+  if (first != nullptr) *first = first_wrong;
+  return wrong;
 }
 
 // Names the implementation in a parameterized test's name: Add/Matches/thrust.

@@ -114,16 +114,23 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
   for (const array_ref& a : arrays) {
     if (a.data == nullptr && a.size > 0) refuse(algorithm, std::string(a.name) + " is null with a nonzero size");
   }
-  // An output may be an input exactly (in place) but overlap nothing partly: a parallel
-  // algorithm would read elements another thread has already overwritten.
+  // An output may be an input exactly (in place), where it says so, but overlap nothing partly: a
+  // parallel algorithm would read elements another thread has already overwritten.
   for (auto o = arrays.begin(); o != arrays.end(); ++o) {
     if (!o->output) continue;
     for (auto a = arrays.begin(); a != arrays.end(); ++a) {
       if (a == o || !overlap(*o, *a)) continue;
-      const bool same = o->data == a->data && o->bytes == a->bytes;
-      if (a->output || !same) {
-        refuse(algorithm, std::string(o->name) + " overlaps " + a->name +
-                              (a->output ? "" : " without being the same bytes (in place)"));
+      if (a->output) refuse(algorithm, std::string(o->name) + " overlaps " + a->name);
+      if (o->data != a->data || o->bytes != a->bytes) {
+        refuse(algorithm, std::string(o->name) + " overlaps " + a->name + " without being the same bytes (in place)");
+      }
+      const int position = static_cast<int>(a - arrays.begin());
+      if (o->in_place_of == array_ref::no_input) {
+        refuse(algorithm, std::string(o->name) + " is " + a->name + " (prism::" + algorithm +
+                              " does not run in place)");
+      }
+      if (o->in_place_of != array_ref::any_input && o->in_place_of != position) {
+        refuse(algorithm, std::string(o->name) + " is " + a->name + " (an output may be only its own input)");
       }
     }
   }

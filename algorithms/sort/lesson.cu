@@ -20,11 +20,12 @@ void sort_by_stage(sort_stage stage, const execution_policy& policy, span<const 
   prepare(algorithm, sort_family, gpu, {array_ref::input(keys_in, "the keys"), array_ref::output_of(keys_out, "the output")},
           keys_in.size_bytes() + keys_out.size_bytes());
   const std::size_t n = keys_in.size();
-  if (stage == sort_stage::onesweep || n == 0) return sort_keys<std::uint32_t>(gpu, keys_in, keys_out, sort_order::ascending);
+  // Every stage, the last one too (impl::raw itself), keeps the lesson's 32-bit counts.
   if (n >= (std::size_t{1} << 32)) {
     throw std::invalid_argument("prism::sort: " + std::to_string(n) + " keys are more than the lesson's stage " +
                                 std::string(name(stage)) + " counts (2^32 - 1, in 32 bits); impl::raw has no such limit");
   }
+  if (stage == sort_stage::onesweep || n == 0) return sort_keys<std::uint32_t>(gpu, keys_in, keys_out, sort_order::ascending);
   translate_errors(algorithm, [&] {
     switch (stage) {
       case sort_stage::one_bit_split: lesson::counted_radix_sort<1>(algorithm, policy, keys_in.data(), keys_out.data(), n); break;

@@ -25,7 +25,8 @@
 // still needs the counting pass. Stage 4 folds the counting into the scatter (look-back over the
 // tiles' digit counts) and counts every pass's digits in one kernel at the start.
 //
-// The stages count in 32 bits: they refuse 2^32 keys or more (impl::raw sorts any size).
+// The stages count in 32 bits: every one refuses 2^32 keys or more, the last too (called as
+// impl::raw, that kernel sorts any size).
 #include "onesweep.cuh"
 
 #include <prism/dispatch.cuh>

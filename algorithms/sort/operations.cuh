@@ -81,18 +81,6 @@ inline unsigned iota_grid(std::size_t n) {
 // The bits CUB sorts: the key type, whose twiddling CUB knows.
 constexpr int end_bit(std::size_t key_bytes) { return static_cast<int>(key_bytes * 8); }
 
-// Refuses an output that overlaps anything but its own input. prepare() allows any pair of arrays
-// that are exactly the same bytes; a sort allows only keys_out == keys_in and values_out == values_in.
-inline void refuse_crossed(const char* algorithm, const void* keys_in, const void* values_in, const void* keys_out,
-                           const void* values_out, std::size_t n) {
-  if (n == 0) return;
-  if (keys_out == values_in || values_out == keys_in || keys_out == values_out) {
-    throw std::invalid_argument(std::string("prism::") + algorithm +
-                                ": an output is another array than its own input (only keys_out == keys_in and "
-                                "values_out == values_in are allowed)");
-  }
-}
-
 }  // namespace sorting
 
 // ---- sort --------------------------------------------------------------------------------------------
@@ -181,11 +169,10 @@ void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<cons
   require_size(keys_in.size(), values_out.size(), algorithm, "the values' output");
   const impl which = prepare(algorithm, sort_family, policy,
                              {array_ref::input(keys_in, "the keys"), array_ref::input(values_in, "the values"),
-                              array_ref::output_of(keys_out, "the keys' output"),
-                              array_ref::output_of(values_out, "the values' output")},
+                              array_ref::output_of(keys_out, "the keys' output", 0),
+                              array_ref::output_of(values_out, "the values' output", 1)},
                              2 * (keys_in.size_bytes() + values_in.size_bytes()));
   const std::size_t n = keys_in.size();
-  sorting::refuse_crossed(algorithm, keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n);
   if (n == 0) return;
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
@@ -280,7 +267,7 @@ void argsort(const execution_policy& policy, span<const K> keys, span<I> indices
                                 " keys are more than int32 indices can number (2^31); use int64 indices");
   }
   const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(keys, "the keys"), array_ref::output_of(indices, "the indices")},
+                             {array_ref::input(keys, "the keys"), array_ref::output_apart(indices, "the indices")},
                              2 * keys.size_bytes() + 2 * indices.size_bytes());
   if (n == 0) return;
   using B = sort_bits<K>;

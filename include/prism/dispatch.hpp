@@ -9,7 +9,9 @@
 //     empty input, so that sum(par.with(impl::raw_naive), empty) fails as a non-empty one does);
 //   - an array is null with a nonzero size;
 //   - an output overlaps another array without being exactly it (same address, same byte length:
-//     in place), judged by byte ranges, so a float -> double cast over one buffer is refused;
+//     in place), judged by byte ranges, so a float -> double cast over one buffer is refused; or
+//     is exactly an input it may not replace (each output says which inputs it may: any, its own,
+//     or none);
 //   - memory is in the wrong place: host memory for a GPU implementation, device memory for cpu,
 //     memory of another GPU than the current one, host and device memory mixed.
 // `automatic` then resolves as Thrust does from its iterators: host memory runs cpu, device memory
@@ -57,19 +59,31 @@ struct family {
 
 // One array of a call, as the checks see it.
 struct array_ref {
+  // Which input an output may be exactly (in place): any of the call's inputs (element-wise maps,
+  // scans), none (selections, histograms, argsort), or the one at this position in the call's list
+  // (a sort's keys_out its keys, values_out its values).
+  static constexpr int any_input = -1, no_input = -2;
+
   const void* data;
   std::size_t size;   // elements
   std::size_t bytes;  // size * element size
   bool output;
   const char* name;   // "the first input", "the output", ...
+  int in_place_of = any_input;
 
   template <class T>
   static array_ref input(span<T> s, const char* name) {
     return {s.data(), s.size(), s.size_bytes(), false, name};
   }
+  // An output that may be exactly any input, or only the input at position `of`.
   template <class T>
-  static array_ref output_of(span<T> s, const char* name) {
-    return {s.data(), s.size(), s.size_bytes(), true, name};
+  static array_ref output_of(span<T> s, const char* name, int of = any_input) {
+    return {s.data(), s.size(), s.size_bytes(), true, name, of};
+  }
+  // An output that overlaps no other array, not even exactly.
+  template <class T>
+  static array_ref output_apart(span<T> s, const char* name) {
+    return output_of(s, name, no_input);
   }
 };
 

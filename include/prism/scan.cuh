@@ -33,9 +33,11 @@
 //           unique counts in int: refused past 2^31 - 1 elements.
 //   cub     cub::DeviceScan, DeviceSelect (Flagged, FlaggedIf, Unique, UniqueByKey),
 //           DevicePartition::Flagged (which writes the rejected elements in reverse: a second
-//           kernel turns them around), DeviceRunLengthEncode::Encode (counts in int: refused past
-//           2^31 - 1 elements) and DeviceReduce::ReduceByKey; temporary storage from prism's
-//           scratch.
+//           kernel turns them around), DeviceRunLengthEncode::Encode for integer values (counts
+//           in int: refused past 2^31 - 1 elements) and DeviceReduce::ReduceByKey for integer keys;
+//           floating-point keys (whose == joins -0.0 and +0.0) go through ReduceByKey's dispatch
+//           with each run's first key carried along, as both write the run's last key; temporary
+//           storage from prism's scratch.
 //   raw     one pass with decoupled look-back (<prism/primitives/tile_state.cuh>): each block takes
 //           a tile of 128 threads x 12 vectors of 16 bytes (6144 floats; 384 or 256 threads x 4
 //           vectors for the selections, 256 x 4 for the by-key programs), asks L2 for it early
@@ -912,12 +914,9 @@ void scan_by_key_spans(const char* algorithm, const execution_policy& policy, sp
   require_size(keys.size(), out.size(), algorithm, "the output");
   const impl which = prepare(algorithm, scan_family_of<scan_operation::scan_by_key, widest<K, T>>, policy,
                              {array_ref::input(keys, "the keys"), array_ref::input(x, "the values"),
-                              array_ref::output_of(out, "the output")},
+                              // In place over the values only: a tile reads the key before its first element.
+                              array_ref::output_of(out, "the output", 1)},
                              keys.size_bytes() + x.size_bytes() + out.size_bytes());
-  // In place over the values only: a tile reads the key before its first element.
-  if (out.size_bytes() > 0 && static_cast<const void*>(out.data()) == static_cast<const void*>(keys.data())) {
-    throw std::invalid_argument(std::string("prism::") + algorithm + ": the output overlaps the keys");
-  }
   const std::size_t n = x.size();
   if (n == 0) return;
   const K* k = keys.data();
@@ -1001,23 +1000,16 @@ std::size_t with_count(const char* algorithm, impl which, const execution_policy
 // element; then prepare()'s checks, with the operation's `automatic` table.
 template <std::size_t N>
 impl prepare_selection(const char* algorithm, const family& offered, const execution_policy& policy, std::size_t n,
-                       const array_ref (&arrays)[N], span<std::size_t>* into) {
+                       array_ref (&arrays)[N], span<std::size_t>* into) {
   std::size_t bytes = 0;
-  for (const array_ref& a : arrays) {
+  for (array_ref& a : arrays) {
     require_size(n, a.size, algorithm, a.name);
     bytes += a.bytes;
-  }
-  for (const array_ref& o : arrays) {
-    for (const array_ref& a : arrays) {
-      if (o.output && &a != &o && a.data == o.data && a.bytes > 0 && o.bytes > 0) {
-        throw std::invalid_argument(std::string("prism::") + algorithm + ": " + o.name + " is " + a.name +
-                                    " (the selections do not run in place)");
-      }
-    }
+    if (a.output) a.in_place_of = array_ref::no_input;
   }
   if (into != nullptr) require_size(1, into->size(), algorithm, "the count");
-  const array_ref count = into != nullptr ? array_ref::output_of(*into, "the count")
-                                          : array_ref{nullptr, 0, 0, true, "the count"};
+  const array_ref count = into != nullptr ? array_ref::output_apart(*into, "the count")
+                                          : array_ref{nullptr, 0, 0, true, "the count", array_ref::no_input};
   if constexpr (N == 2) {
     return prepare(algorithm, offered, policy, {arrays[0], arrays[1], count}, bytes);
   } else if constexpr (N == 3) {
@@ -1032,8 +1024,8 @@ template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
                          span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
   const std::size_t n = x.size();
-  const array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
-                              array_ref::output_of(out, "the output")};
+  array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
+                        array_ref::output_of(out, "the output")};
   const family& offered = partition ? scan_family_of<scan_operation::partition, widest<P, S>>
                                      : scan_family_of<scan_operation::compact, widest<P, S>>;
   const impl which = prepare_selection(algorithm, offered, policy, n, arrays, into);
@@ -1127,13 +1119,13 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
   const std::size_t n = keys.size();
   impl which;
   if constexpr (ByKey) {
-    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                                array_ref::output_of(keys_out, "the keys' output"),
-                                array_ref::output_of(values_out, "the values' output")};
+    array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                          array_ref::output_of(keys_out, "the keys' output"),
+                          array_ref::output_of(values_out, "the values' output")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy, n,
                               arrays, into);
   } else {
-    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output")};
+    array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy, n, arrays, into);
     if (which == impl::thrust && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
   }
@@ -1192,8 +1184,9 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
 }
 
 // Thrust's and CUB's reduce_by_key write, for each run, the key just before the next run starts
-// (the run's last key): under an equality other than ==, not its first. The pairs (key, value)
-// reduced with this keep the first key, which goes out with the sum.
+// (the run's last key): under an equality other than ==, or == on floating-point keys (-0.0 and
+// +0.0 are one run), not the bits of its first. The pairs (key, value) reduced with this keep the
+// first key, which goes out with the sum.
 template <class K, class T, class Op>
 struct first_key_and {
   Op op;
@@ -1210,20 +1203,22 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
   const std::size_t n = keys.size();
   impl which;
   if constexpr (Encode) {
-    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the values' output"),
-                                array_ref::output_of(sums_out, "the counts")};
+    array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the values' output"),
+                          array_ref::output_of(sums_out, "the counts")};
     // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
     constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
     which = prepare_selection(algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>,
                               policy, n, arrays, into);
   } else {
-    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                                array_ref::output_of(keys_out, "the keys' output"),
-                                array_ref::output_of(sums_out, "the sums")};
+    array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                          array_ref::output_of(keys_out, "the keys' output"),
+                          array_ref::output_of(sums_out, "the sums")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy, n,
                               arrays, into);
   }
-  constexpr bool default_equality = std::is_same_v<Eq, functors::equal_to<K>>;
+  // Equal integer keys have the same bits, so any key of a run is its first: only then may Thrust
+  // and CUB write the keys themselves.
+  constexpr bool default_equality = std::is_same_v<Eq, functors::equal_to<K>> && std::is_integral_v<K>;
   if (Encode && default_equality && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
   const K* k = keys.data();
   K* ko = keys_out.data();
@@ -1263,7 +1258,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                      return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
                    } else {
                      // ReduceByKey compares with == only; its dispatch takes an equality. Each run's
-                     // first key rides with the values (it would write the last one).
+                     // first key rides with the values (it would write the last one's bits).
                      const auto pairs_in = thrust::make_zip_iterator(k, source);
                      const auto pairs_out = thrust::make_zip_iterator(ko, so);
                      return cub::DispatchReduceByKey<const K*, thrust::discard_iterator<>, decltype(pairs_in),

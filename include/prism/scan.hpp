@@ -30,10 +30,11 @@
 //   writes the kept ones first and the others after them, both in their original order (stable;
 //   CUB's DevicePartition writes the others in reverse, which prism's cub implementation undoes).
 //   unique drops every element equal to the one before it; unique_by_key does so by key, keeping
-//   the value of each run's first element; run_length_encode writes each run's value and length;
-//   reduce_by_key each run's key and the sum of its values (in the value type, wrapping for
-//   integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals nothing (each
-//   NaN is a run of its own).
+//   the value of each run's first element; run_length_encode writes each run's first element and
+//   its length; reduce_by_key each run's first key and the sum of its values (in the value type,
+//   wrapping for integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals
+//   nothing (each NaN is a run of its own). What a selection writes of a run is the bits of its
+//   first element (a run of -0.0 and +0.0 reports whichever came first), in every implementation.
 // - Outputs of the selections have the input's size (the count is not known before the call) and
 //   overlap no input (not even in place); only the first `count` elements are written (partition
 //   writes all of them). The count comes back returned (the call waits for the stream) or into a
@@ -46,8 +47,8 @@
 //   predecessors' states it finds published, so the grouping (and the last bits) can change. cpu
 //   is reproducible on a machine with the same number of processors.
 // - Sizes past 2^32 work in every implementation, except two that prism refuses with
-//   std::invalid_argument naming the limit: cub's run_length_encode (CUB's Encode counts in int)
-//   and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.
+//   std::invalid_argument naming the limit: cub's run_length_encode of integers (CUB's Encode
+//   counts in int) and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.
 // - Graph capture: every scan in every GPU implementation may be captured; a selection may be when
 //   its count goes to a device array and the implementation is raw or cub.
 #include <prism/dispatch.hpp>

@@ -208,14 +208,19 @@ void merge_sort_spans(const char* algorithm, const execution_policy& policy, spa
     switch (which) {
       case impl::cpu:
       case impl::thrust:
-        if (in != o) {
-          if (which == impl::cpu) {
-            std::memcpy(static_cast<void*>(o), in, n * sizeof(T));
-          } else {
-            check(cudaMemcpyAsync(o, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync", algorithm);
+        // The copy is the body's first step, so that a comparator the cpu cannot call is refused
+        // before the output is touched.
+        run_thrust<Comp>(which, policy, algorithm, [&](const auto& p) {
+          if (in != o) {
+            if (which == impl::cpu) {
+              std::memcpy(static_cast<void*>(o), in, n * sizeof(T));
+            } else {
+              check(cudaMemcpyAsync(o, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync",
+                    algorithm);
+            }
           }
-        }
-        run_thrust<Comp>(which, policy, algorithm, [&](const auto& p) { thrust::stable_sort(p, o, o + n, comp); });
+          thrust::stable_sort(p, o, o + n, comp);
+        });
         break;
       case impl::cub: {
         const auto count = static_cast<std::int64_t>(n);

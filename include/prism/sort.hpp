@@ -37,7 +37,8 @@
 //   thrust (64-bit counts) sort past 2^32 elements; so do cpu and raw (raw's look-back counts are
 //   30 bits, so past 2^30 - 4096 keys it sorts in portions and counts each pass's digits first:
 //   one more read of the keys per pass). The lesson's stages count in 32 bits and refuse 2^32
-//   elements or more.
+//   elements or more, every one of them (the last, onesweep, too, though as impl::raw it sorts any
+//   size).
 // - Nothing waits: every call is enqueued on the policy's stream (and may be captured into a CUDA
 //   graph) except impl::cpu, which runs on the host.
 //
