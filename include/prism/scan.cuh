@@ -81,6 +81,7 @@
 #include <thrust/count.h>
 #include <thrust/copy.h>
 #include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
@@ -1195,6 +1196,19 @@ struct first_key_and {
   }
 };
 
+// Thrust's own reduce_by_key (not CUB's) pads its last tile with copies of one key and counts on
+// them comparing equal: under an equality that is not reflexive (a NaN equals nothing, itself
+// included) every copy would start a run, miscounting and writing past the runs. Keys that carry
+// their positions are equal where the positions are, which only the padding's copies share.
+template <class Eq>
+struct equal_or_same_position {
+  Eq eq;
+  template <class A, class B>
+  __host__ __device__ bool operator()(const A& a, const B& b) const {
+    return thrust::get<1>(a) == thrust::get<1>(b) || eq(thrust::get<0>(a), thrust::get<0>(b));
+  }
+};
+
 // reduce_by_key, and (Encode) run_length_encode: the sum of ones per run, in counts_out's type C.
 template <bool Encode, class K, class T, class Op, class Eq>
 std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
@@ -1241,8 +1255,10 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
             return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
           } else {
             const auto pairs_out = thrust::make_zip_iterator(ko, so);
-            return thrust::reduce_by_key(p, k, k + n, thrust::make_zip_iterator(k, source),
-                                         thrust::make_discard_iterator(), pairs_out, eq, first_key_and<K, T, Op>{op})
+            const auto positioned = thrust::make_zip_iterator(k, thrust::counting_iterator<std::size_t>(0));
+            return thrust::reduce_by_key(p, positioned, positioned + n, thrust::make_zip_iterator(k, source),
+                                         thrust::make_discard_iterator(), pairs_out, equal_or_same_position<Eq>{eq},
+                                         first_key_and<K, T, Op>{op})
                        .second -
                    pairs_out;
           }
