@@ -9,11 +9,17 @@
     prism.sum(x, impl="cub", stream=s)   # a chosen implementation, on a chosen stream
 
 Arrays. Every argument is used where it lives, without a copy: NumPy arrays (and anything with the
-buffer protocol) on the host, where `automatic` runs the `cpu` implementation; PyTorch and CuPy
-arrays (and anything that speaks DLPack) on their CUDA device, where it runs the fastest GPU one.
-Arrays must be C-contiguous and of the element type the operation asks for; nothing is converted:
-a non-contiguous array, an output of the wrong type or a read-only output is a ValueError. Shapes
-do not broadcast: an element-wise call sees its arrays as flat runs of the same length.
+buffer protocol: ctypes arrays, array.array, bytes and bytearray as uint8) on the host, where
+`automatic` runs the `cpu` implementation; PyTorch and CuPy arrays (and anything that speaks
+DLPack) on their CUDA device, where it runs the fastest GPU one. Arrays must be C-contiguous, of
+the element type the operation asks for, in the machine's byte order and at an address that is a
+multiple of their element size; nothing is converted: a non-contiguous or misaligned array, an
+output of the wrong type or a read-only output is a ValueError. Every field that DLPack or the
+buffer protocol gives is checked before it is used (a shape whose byte size does not fit in 63
+bits, negative extents, an unknown type or device are ValueErrors too). PyTorch tensors whose
+negative or conjugate bit is set (torch._neg_view, conj()) are refused: call .resolve_neg() /
+.resolve_conj() first. Shapes do not broadcast: an element-wise call sees its arrays as flat runs
+of the same length.
 
 Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
 allocated as the first input's kind of array: torch in, torch out (on its device); CuPy in, CuPy
@@ -29,7 +35,11 @@ before prism's. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or
 __cuda_stream__) runs it elsewhere: every array is still handed over through __dlpack__ with that
 stream, so the new stream waits for the producer's pending writes; the results are ready in the
 order of that stream (make your stream wait for it before you read them elsewhere, as with any
-side stream).
+side stream). A handle that cannot be a stream is refused: a bool is a TypeError; a negative one,
+one at or past 2^47 (2^48 on arm64: not a user-space address) and one below 65536 other than 0
+(the legacy default stream), 1 (cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A
+handle that looks like an address but is not a live stream cannot be checked: passing one is
+undefined behaviour, as in CUDA itself.
 
 Memory freed while prism's work is queued. On the producer's current stream (the default) there
 is nothing to do: PyTorch's and CuPy's caching allocators hand freed memory out again only to work
@@ -44,6 +54,8 @@ RuntimeError with CUDA's message, and GPU arrays in a process without a usable G
 RuntimeError naming the array's device. The GIL is released while prism runs: other threads run
 meanwhile, and several threads may call prism at once.
 """
+import operator as _operator
+import platform as _platform
 import sys as _sys
 import threading as _threading
 
@@ -104,8 +116,30 @@ def _gpu_device(x, kind):
     where = getattr(x, "__dlpack_device__", None)
     if where is None:
         return -1
-    device_type, device_id = where()
-    return int(device_id) if int(device_type) in (2, 13) else -1  # CUDA, CUDA managed
+    try:
+        device_type, device_id = where()
+        device_type, device_id = _operator.index(device_type), _operator.index(device_id)
+    except Exception as error:
+        raise ValueError(f"prism: {type(x).__name__}.__dlpack_device__() gave no (device type, device id) "
+                         f"pair of integers ({type(error).__name__}: {error})") from error
+    return device_id if device_type in (2, 13) else -1  # CUDA, CUDA managed
+
+
+def _export(x, stream):
+    """x's DLPack capsule from x.__dlpack__(stream=stream); the producer's refusal, or anything but
+    a capsule, is a ValueError."""
+    dlpack = getattr(x, "__dlpack__", None)
+    if dlpack is None:
+        raise ValueError(f"prism: a {type(x).__name__} on a GPU without __dlpack__")
+    try:
+        capsule = dlpack(stream=stream)
+    except Exception as error:
+        raise ValueError(f"prism: {type(x).__name__}.__dlpack__(stream={stream}) failed "
+                         f"({type(error).__name__}: {error})") from error
+    if type(capsule).__name__ != "PyCapsule":
+        raise ValueError(f"prism: {type(x).__name__}.__dlpack__() returned a {type(capsule).__name__}, "
+                         f"not a DLPack capsule")
+    return capsule
 
 
 class _Torch:
@@ -153,19 +187,44 @@ def _producer_stream(kind, device):
     return 0  # another DLPack producer: the legacy default stream, as DLPack's stream=None means
 
 
+# Where Linux maps a process's memory unless asked for more: from 64 KiB (vm.mmap_min_addr) to
+# 2^47 on x86-64, 2^48 on arm64 (Grace); elsewhere up to 2^57, past any 64-bit address space.
+_LOWEST_ADDRESS = 1 << 16
+_USER_SPACE = {"x86_64": 1 << 47, "amd64": 1 << 47, "aarch64": 1 << 48, "arm64": 1 << 48}.get(
+    _platform.machine().lower(), 1 << 57)
+
+
 def _stream_handle(stream):
-    """An integer stream handle from an int, a torch.cuda.Stream, a cupy Stream or __cuda_stream__."""
+    """An integer stream handle from an int, a torch.cuda.Stream, a cupy Stream or __cuda_stream__,
+    refused where it cannot be a stream (whether an address is a live stream cannot be told)."""
+    if isinstance(stream, bool):
+        raise TypeError("prism: stream must be an int handle or a stream object, not a bool")
     if isinstance(stream, int):
-        return stream
-    protocol = getattr(stream, "__cuda_stream__", None)
-    if protocol is not None:
-        return int(protocol()[1])
-    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
-        handle = getattr(stream, attribute, None)
-        if isinstance(handle, int):
-            return handle
-    raise TypeError(f"prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or "
-                    f"have __cuda_stream__, not {type(stream).__name__}")
+        handle = stream
+    else:
+        handle = None
+        protocol = getattr(stream, "__cuda_stream__", None)
+        if protocol is not None:
+            try:
+                handle = _operator.index(protocol()[1])
+            except Exception as error:
+                raise TypeError(f"prism: the stream's __cuda_stream__() gave no (version, handle) pair "
+                                f"({type(error).__name__}: {error})") from error
+        else:
+            for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+                value = getattr(stream, attribute, None)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    handle = value
+                    break
+        if handle is None:
+            raise TypeError(f"prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or "
+                            f"have __cuda_stream__, not {type(stream).__name__}")
+    # 0 the legacy default stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread; any other handle is
+    # the address of a CUDA stream object, in user space.
+    if handle < 0 or (handle > 2 and not _LOWEST_ADDRESS <= handle < _USER_SPACE):
+        raise ValueError(f"prism: stream {handle} is not a CUDA stream handle (0, 1, 2 or the address of a "
+                         f"stream: a torch.cuda.Stream's cuda_stream, a cupy Stream's ptr)")
+    return handle
 
 
 # Calls on a stream other than their producer's, and the arrays they keep alive: [(event, arrays)].
@@ -214,23 +273,27 @@ class _Call:
         self.arrays = [] if self.foreign else None
 
     def __call__(self, x):
-        """x as the compiled layer takes it: host arrays as they are (DLPack or the buffer
-        protocol, read by nanobind), GPU arrays through __dlpack__(stream=...)."""
+        """x as the compiled layer takes it: host arrays as they are (the buffer protocol, or
+        __dlpack__() called there), GPU arrays through __dlpack__(stream=...)."""
         if x is None:
             return None
         if self.arrays is not None:
             self.arrays.append(x)
         kind = _kind(x)
-        if kind == _NUMPY or _gpu_device(x, kind) < 0:
+        if kind == _NUMPY:
+            return x
+        if kind == _TORCH and (x.is_neg() or x.is_conj()):
+            # DLPack has no such bits: the capsule would hand over the stored, unresolved values.
+            raise ValueError("prism: a torch tensor with its negative or conjugate bit set would be read "
+                             "as stored, not as it reads: call .resolve_neg() / .resolve_conj() first "
+                             "(prism never copies)")
+        if _gpu_device(x, kind) < 0:
             return x
         if kind == _TORCH and not self.foreign and _Torch.to_dlpack is not None:
             # On torch's current stream __dlpack__ has nothing to order: the C export is the same
             # capsule, without the Python-level checks.
             return _Torch.to_dlpack(x)
-        dlpack = getattr(x, "__dlpack__", None)
-        if dlpack is None:
-            raise ValueError(f"prism: a {type(x).__name__} on a GPU without __dlpack__")
-        return dlpack(stream=self.dlpack_stream)
+        return _export(x, self.dlpack_stream)
 
     def done(self):
         """After the call: keep the arrays of a call on a foreign stream until the stream passes."""
@@ -288,13 +351,9 @@ def _describe(x):
         return x.shape, x.dtype.name
     if kind == _TORCH:
         return tuple(x.shape), str(x.dtype)[len("torch."):]
-    try:
-        view = _np.asarray(memoryview(x)) if _gpu_device(x, kind) < 0 else None
-    except TypeError:
-        view = None
-    if view is None:
-        raise ValueError(f"prism: pass out=: cannot allocate a result like a {type(x).__name__}")
-    return view.shape, view.dtype.name
+    # Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
+    # shape is read, so its producer is asked for no synchronization (stream -1).
+    return _prism.describe(x if _gpu_device(x, kind) < 0 else _export(x, -1))
 
 
 def _like(call, x, dtype=None, flat=False):
@@ -474,14 +533,17 @@ def _real_type(name):
 
 def _reduce(op, x, out, impl, stream, result_type, shape=()):
     call = _Call((x, out), stream)
-    if out is None and call.kind in (_TORCH, _CUPY):
-        # As torch.sum does: a 0-d array of the input's kind, written without waiting.
-        out = call.empty(shape, result_type(_describe(x)[1]))
+    returned = out is None
+    if returned:  # the result's type, read before x is handed over (a capsule is used once)
+        name = result_type(_describe(x)[1])
+        if call.kind in (_TORCH, _CUPY):
+            # As torch.sum does: a 0-d array of the input's kind, written without waiting.
+            out, returned = call.empty(shape, name), False
     value = _prism.reduce(op, call(x), call(out), impl, call.stream)
     call.done()
-    if out is not None:
+    if not returned:
         return out
-    kind = _np.dtype(_numpy_dtype(result_type(_describe(x)[1])))
+    kind = _np.dtype(_numpy_dtype(name))
     return tuple(kind.type(v) for v in value) if isinstance(value, tuple) else kind.type(value)
 
 
@@ -554,13 +616,16 @@ def stddev(x, out=None, *, impl="automatic", stream=None):
 def dot(a, b, out=None, *, impl="automatic", stream=None):
     """sum a[i] * b[i], in sum's type."""
     call = _Call((a, b, out), stream)
-    if out is None and call.kind in (_TORCH, _CUPY):
-        out = call.empty((), _sum_type(_describe(a)[1]))
+    returned = out is None
+    if returned:
+        name = _sum_type(_describe(a)[1])
+        if call.kind in (_TORCH, _CUPY):
+            out, returned = call.empty((), name), False
     value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
     call.done()
-    if out is not None:
+    if not returned:
         return out
-    return _numpy_dtype(_sum_type(_describe(a)[1])).type(value)
+    return _numpy_dtype(name).type(value)
 
 
 _COMPARISONS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
@@ -608,9 +673,10 @@ def all(x, compare="!=", value=0, *, impl="automatic", stream=None):
     a Python bool: the call waits."""
     compare = _COMPARISONS.get(compare, compare)
     call = _Call((x,), stream)
+    size = _size(x)
     found = _prism.count_if(call(x), compare, value, None, impl, call.stream)
     call.done()
-    return found == _size(x)
+    return found == size
 
 
 # ---- scans and selections -----------------------------------------------------------------------
@@ -779,10 +845,12 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
     """How many samples fall into each bin: `bins` equal bins over [lo, hi) (bins may be left out
     when out is given: its length), or between `edges` (bin k: edges[k] <= x < edges[k+1]).
     Samples outside the bins, NaN and a sample equal to hi are not counted (numpy.histogram counts
-    hi in its last bin). int64 counts, or into out (int64, uint64 or uint32); nothing waits.
-    Samples uint8, int32, float32 or float64; lo, hi and edges of the samples' type for floats,
-    integers (int64 edges) for uint8 and int32; the bin rule is prism's exact one
-    (<prism/histogram.hpp>)."""
+    hi in its last bin). int64 counts, or into out (int64, uint64 or uint32); nothing waits, except
+    for edges in GPU memory: they are copied to the host and checked before the call (on the call's
+    stream), so the call waits for them (and cannot be captured into a CUDA graph). Edges must be
+    strictly increasing, without NaN (else ValueError). Samples uint8, int32, float32 or float64;
+    lo, hi and edges of the samples' type for floats, integers (int64 edges) for uint8 and int32;
+    the bin rule is prism's exact one (<prism/histogram.hpp>)."""
     call = _Call((samples, edges, out), stream)
     if edges is not None:
         if bins is not None or lo is not None or hi is not None:

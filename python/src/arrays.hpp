@@ -4,10 +4,11 @@
 // where it lives), the implementation named by a string, the stream as an integer handle, the
 // array's GPU made current for the call, and the call itself run without the GIL.
 //
-// Arrays arrive through nanobind's ndarray caster, which speaks DLPack (a capsule from
-// __dlpack__(stream=...), made by the Python layer so that the producer orders its pending work
-// before ours) and the buffer protocol. It is asked for no particular type or layout, so it never
-// converts: what the caller passed is what prism reads and writes, or the call is refused here.
+// Arrays arrive through the two protocols, read here rather than by a library so that every field
+// is checked before it is used: DLPack (a capsule from __dlpack__(stream=...), made by the Python
+// layer so that the producer orders its pending work before ours, or __dlpack__() of a host
+// object) and the buffer protocol. Nothing is converted: what the caller passed is what prism
+// reads and writes, or the call is refused here.
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
 
@@ -15,16 +16,17 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace prism::python {
 
@@ -73,17 +75,24 @@ constexpr element element_of() noexcept {
   else return element::boolean;
 }
 
-// One argument of a call. It keeps the imported ndarray (and so the producer's array) alive for
-// as long as it lives; the call's spans are taken from it.
+// One argument of a call, validated: a C-contiguous run of `size` elements of `type` at `data`,
+// aligned to the element. It holds what the protocol lent (the buffer view, or the DLPack tensor
+// whose deleter it calls when it goes), and so keeps the producer's array alive for as long as it
+// lives; the call's spans are taken from it. Move-only; it must be destroyed with the GIL held.
 struct array {
-  nb::ndarray<nb::ro> read_only;  // an input
-  nb::ndarray<> writable;         // an output
   void* data = nullptr;
   std::size_t size = 0;
   element type = element::f32;
   int device_type = 1;  // DLPack's: 1 CPU, 2 CUDA, 3 CUDA pinned host, 13 CUDA managed
   int device_id = 0;
   const char* role = "";
+
+  array() = default;
+  array(array&& other) noexcept { *this = std::move(other); }
+  array& operator=(array&& other) noexcept;
+  array(const array&) = delete;
+  array& operator=(const array&) = delete;
+  ~array() { release(); }
 
   bool on_gpu() const noexcept { return device_type == 2 || device_type == 13; }
 
@@ -105,6 +114,18 @@ struct array {
     return {static_cast<T*>(data), count};
   }
   void require(element expected) const;
+
+  // What the protocols lent, given back when the array goes.
+  struct buffer_release {
+    void operator()(Py_buffer* view) const noexcept;
+  };
+  std::unique_ptr<Py_buffer, buffer_release> buffer_;  // on the heap: exporters may point into it
+  void* managed_ = nullptr;   // a consumed DLPack tensor (ManagedTensor or ManagedTensorVersioned)
+  bool versioned_ = false;
+  nb::object keep_;           // a capsule read without being consumed
+
+ private:
+  void release() noexcept;
 };
 
 // Calls f(type_tag<T>{}) for the C++ type of a's elements where Offered<T>::value holds (the types
@@ -131,10 +152,16 @@ prism::span<R> count_span(const array& a) {
   return a.out_as<R>(a.size);
 }
 
-// Takes an argument: `role` names it in messages ("a", "out", ...). Throws std::invalid_argument
-// for anything that is not a C-contiguous array of a supported type on the CPU or a CUDA device,
-// and for a read-only output.
+// Takes an argument: `role` names it in messages ("a", "out", ...). The object is a DLPack capsule
+// (consumed), an object with the buffer protocol, or a host object with __dlpack__ (called without
+// a stream). Throws std::invalid_argument for anything that is not a C-contiguous array of a
+// supported type on the CPU or a CUDA device, of a size that fits in memory, aligned to its
+// element, and for a read-only output.
 array take(nb::handle object, const char* role, bool output);
+
+// The same checks, for the Python layer's result allocation: the array's shape (its extents) and
+// its element type's name. A capsule passed in is read without being consumed.
+std::pair<std::vector<std::int64_t>, const char*> describe(nb::handle object);
 
 // The implementation named `which`: automatic, cpu, thrust, raw_naive, raw, cub.
 prism::impl implementation(const char* algorithm, const std::string& which);

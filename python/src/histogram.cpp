@@ -4,9 +4,11 @@
 // stream.
 #include "arrays.hpp"
 
+#include <prism/error.hpp>
 #include <prism/histogram.hpp>
 
 #include <string>
+#include <vector>
 
 namespace prism::python {
 namespace {
@@ -46,6 +48,36 @@ void histogram(nb::handle samples_, nb::handle counts_, nb::handle lo_, nb::hand
   });
 }
 
+// Edges must be strictly increasing, without NaN: out of order they would count nothing, or
+// count wrongly, without a word. The library checks host edges too, but reads device edges only on
+// the GPU: here they are copied to the host and checked before the call, on the call's stream
+// (after the producer's pending writes to them), which makes the call wait for them.
+template <class L>
+void require_increasing(const array& edges, prism::span<const L> e, std::uintptr_t stream) {
+  std::vector<L> copy;
+  const L* host = e.data();
+  if (edges.on_gpu() && e.size() > 1) {
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s, &capturing) == cudaSuccess && capturing != cudaStreamCaptureStatusNone)
+      throw std::invalid_argument(
+          "prism.histogram: device edges are copied to the host and checked before the call, which cannot "
+          "happen while the stream is being captured into a CUDA graph");
+    (void)cudaGetLastError();
+    copy.resize(e.size());
+    without_gil([&] {
+      prism::check(cudaMemcpyAsync(copy.data(), e.data(), e.size_bytes(), cudaMemcpyDefault, s), "cudaMemcpyAsync",
+                   "histogram");
+      prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "histogram");
+    });
+    host = copy.data();
+  }
+  for (std::size_t k = 0; k + 1 < e.size(); ++k)
+    if (!(host[k] < host[k + 1]))
+      throw std::invalid_argument("prism.histogram: the edges must be strictly increasing (and not NaN): edges[" +
+                                  std::to_string(k) + "] is not less than edges[" + std::to_string(k + 1) + "]");
+}
+
 void histogram_edges(nb::handle samples_, nb::handle edges_, nb::handle counts_, const std::string& which,
                      std::uintptr_t stream) {
   const array samples = take(samples_, "samples", false), edges = take(edges_, "edges", false),
@@ -57,6 +89,7 @@ void histogram_edges(nb::handle samples_, nb::handle edges_, nb::handle counts_,
     const auto e = edges.in<prism::histogram_level_t<T>>();  // the level type: int64 for integers
     with_counts(counts, [&](auto c) {
       device_scope device("histogram", {&samples, &edges, &counts});
+      require_increasing(edges, e, stream);
       without_gil([&] { prism::histogram(p, x, e, c); });
     });
   });

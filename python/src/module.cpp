@@ -59,6 +59,15 @@ void repeat_add(nb::handle a_, nb::handle b_, nb::handle out_, const std::string
   });
 }
 
+// The shape and element type of an array as prism reads it, for the Python layer's results like
+// it (a capsule passed in is read, not consumed).
+nb::tuple describe_array(nb::handle object) {
+  auto [shape, type] = describe(object);
+  nb::list extents;
+  for (std::int64_t extent : shape) extents.append(extent);
+  return nb::make_tuple(nb::tuple(extents), type);
+}
+
 }  // namespace
 }  // namespace prism::python
 
@@ -70,6 +79,7 @@ NB_MODULE(_prism, m) {
   m.def("gpu_available", &prism::gpu_available);
   m.def("record_event", &py::record_event, "device"_a, "stream"_a);
   m.def("event_passed", &py::event_passed, "event"_a);
+  m.def("describe", &py::describe_array, "array"_a);
   m.def("repeat_add", &py::repeat_add, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a, "times"_a);
   py::bind_elementwise(m);
   py::bind_reduce(m);

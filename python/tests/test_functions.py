@@ -485,6 +485,74 @@ def test_sort_and_histogram_errors(xp):
     np.testing.assert_array_equal(xp.get(counts), 77)
 
 
+def test_histogram_edges_out_of_order_refused(xp):
+    """Edges that are not strictly increasing (or hold NaN) are refused on every kind of array:
+    GPU edges are copied to the host and checked before the call."""
+    samples = xp.put(np.linspace(0, 1, 100, dtype=np.float32))
+    for edges in ([0, 0.5, 0.25, 1], [0, 0.5, 0.5, 1], [0, np.nan, 0.5, 1], [1, 0.75, 0.5, 0]):
+        counts = xp.put(np.full(3, 77, np.int64))
+        with pytest.raises(ValueError, match="strictly increasing"):
+            prism.histogram(samples, edges=xp.put(np.array(edges, np.float32)), out=counts)
+        np.testing.assert_array_equal(xp.get(counts), 77)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        prism.histogram(xp.put(np.arange(10, dtype=np.int32)), edges=xp.put(np.array([0, 5, 3, 9])))
+    got = prism.histogram(samples, edges=xp.put(np.array([0, 0.25, 0.5, 1], np.float32)))
+    np.testing.assert_array_equal(xp.get(got), counts_between(np.linspace(0, 1, 100, dtype=np.float32),
+                                                              np.array([0, 0.25, 0.5, 1], np.float32)))
+
+
+def test_stream_handles_refused(xp):
+    """What cannot be a stream handle is refused before anything is handed over."""
+    a = xp.put(np.ones(8, np.float32))
+    for stream in (12345, 3, 65535, -1, prism._USER_SPACE, 1 << 64):  # _USER_SPACE: 2^47 on x86-64
+        with pytest.raises(ValueError, match="not a CUDA stream"):
+            prism.add(a, a, stream=stream)
+    for stream in (True, False, 1.5, "0", object()):
+        with pytest.raises(TypeError):
+            prism.sum(a, stream=stream)
+    for stream in (0, 1, 2):  # the legacy default stream, cudaStreamLegacy, cudaStreamPerThread
+        if stream == 2 and xp.name == "torch":
+            with pytest.raises(ValueError, match="per-thread"):  # PyTorch's __dlpack__ refuses it
+                prism.add(a, a, stream=stream)
+            continue
+        out = prism.add(a, a, stream=stream)
+        xp.synchronize()
+        np.testing.assert_array_equal(xp.get(out), 2)
+
+
+def test_misaligned_refused():
+    """NumPy allows arrays at any byte address; prism reads whole elements and refuses them."""
+    for offset in (1, 2, 3):
+        x = np.frombuffer(bytearray(68), np.float32, offset=offset, count=16)
+        with pytest.raises(ValueError, match="misaligned"):
+            prism.sum(x)
+        with pytest.raises(ValueError, match="misaligned"):
+            prism.add(np.ones(16, np.float32), np.ones(16, np.float32), out=x)
+
+
+def test_other_host_buffers():
+    """ctypes arrays (whose buffers have no strides), array.array, bytes and bytearray are host
+    arrays too; formats prism cannot read are refused."""
+    import array
+    import ctypes
+    x = (ctypes.c_float * 4)(1, 2, 3, 4)
+    assert prism.sum(x) == 10
+    out = (ctypes.c_float * 4)()
+    assert prism.add(x, x, out=out) is out
+    assert list(out) == [2, 4, 6, 8]
+    doubled = prism.add(x, x)
+    assert doubled.dtype == np.float32 and doubled.tolist() == [2, 4, 6, 8]
+    assert prism.sum((ctypes.c_int64 * 3)(1, 2, 3)) == 6
+    assert prism.sum(array.array("d", [0.5, 1.5])) == 2.0
+    np.testing.assert_array_equal(prism.histogram(bytes([0, 1, 2, 255]), 2, 0, 256), [3, 1])
+    for refused, reason in ((np.ones(4, ">f4"), "byte order"), (np.ones(4, np.complex64), "format"),
+                            (np.ones(4, np.int8), "int8"), (memoryview(np.ones(8, np.float32))[::2], "contiguous")):
+        with pytest.raises(ValueError, match=reason):
+            prism.sum(refused)
+    with pytest.raises(ValueError, match="read-only"):
+        prism.add(x, x, out=memoryview(bytearray(16)).cast("f").toreadonly())
+
+
 # ---- errors: refused before anything changes ----------------------------------------------------------------
 
 def test_errors(xp):
