@@ -30,8 +30,8 @@
 
 #include "harness.hpp"
 
+#include <cuda/std/functional>
 #include <thrust/execution_policy.h>
-#include <thrust/functional.h>
 #include <thrust/transform.h>
 
 #include <algorithm>
@@ -307,7 +307,7 @@ void register_type(bool gpu) {
         register_row<T>(add_op, row_name("add", type, "thrust_device_sync", n, c), true, n, c,
                         [](const operands<T>& x) {
                           thrust::transform(thrust::device, x.a.data(), x.a.data() + x.a.size(), x.b.data(),
-                                            x.out.data(), thrust::plus<T>{});
+                                            x.out.data(), cuda::std::plus<T>{});
                         });
         register_row<T>(add_op, row_name("add", type, "raw_grid_stride", n, c), true, n, c,
                         [](const operands<T>& x) {

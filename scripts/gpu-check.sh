@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The GPU check, on a machine with a GPU:
 #   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
-# build     configure and build everything for this machine's GPU (all cores)
+# build     configure and build everything for this machine's GPU (all cores). A GPU machine
+#           without a network needs the pinned CCCL's wheel in .deps/ (README, Requirements):
+#           configure once where there is a network, and bring .deps/ along with the tree
 # test      every GPU test of every test binary (the CPU ones run on CI): the ordinary ones of all
 #           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
 #           it hung in, with its threads' stacks), the huge ones (past 2^32 elements, tens of GB)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Makes sure this machine can build prism: the CUDA toolkit (nvcc), CMake >= 3.25, Ninja, g++
-# with OpenMP, GoogleTest and Google Benchmark. Installs what is missing with apt-get when run as
-# root on Debian/Ubuntu; otherwise prints the exact line that installs it and stops.
+# with OpenMP, GoogleTest and Google Benchmark, and pip for the pinned CCCL. Installs what is
+# missing with apt-get when run as root on Debian/Ubuntu; otherwise prints the exact line that
+# installs it and stops.
 set -euo pipefail
 
 need=()
@@ -11,6 +12,12 @@ command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 [ -e /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -e /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
+# CCCL (pinned in cmake/cccl.cmake) comes from PyPI: CMake fetches its wheel with pip into .deps/
+# unless the file is there already (a machine without a network gets it carried there).
+if ! ls "$(dirname "${BASH_SOURCE[0]}")"/../.deps/nvidia_cuda_cccl-*.whl >/dev/null 2>&1 &&
+   ! python3 -m pip --version >/dev/null 2>&1; then
+  need+=(python3-pip)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -43,9 +43,9 @@
 #include <prism/span.hpp>
 
 #include <cub/device/device_histogram.cuh>
+#include <cuda/std/functional>
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
-#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/sort.h>
@@ -317,7 +317,7 @@ void sorted_runs(const execution_policy& policy, impl which, const T* x, std::si
       C* into = start == 0 ? counts : part_counts.data();
       thrust::transform(thrust::omp::par, first_bin, first_bin + bins, into, run_length<C>{keys.data(), m});
       if (start > 0) {
-        thrust::transform(thrust::omp::par, counts, counts + bins, part_counts.data(), counts, thrust::plus<C>());
+        thrust::transform(thrust::omp::par, counts, counts + bins, part_counts.data(), counts, cuda::std::plus<C>());
       }
     }
     return;

@@ -26,7 +26,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/util_type.cuh>
-#include <thrust/functional.h>
+#include <cuda/std/functional>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -111,9 +111,9 @@ void sort_keys(const execution_policy& policy, span<const K> keys_in, span<K> ke
         sorting::copy_unless_same(which, policy, in, out, n, algorithm);
         sorting::on_thrust(policy, algorithm, [&](const auto& p) {
           if (descending) {
-            thrust::stable_sort(p, out, out + n, thrust::greater<K>{});
+            thrust::stable_sort(p, out, out + n, cuda::std::greater<K>{});
           } else {
-            thrust::stable_sort(p, out, out + n, thrust::less<K>{});
+            thrust::stable_sort(p, out, out + n, cuda::std::less<K>{});
           }
         });
         break;
@@ -196,9 +196,9 @@ void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<cons
         sorting::copy_unless_same(which, policy, vin, vout, n, algorithm);
         sorting::on_thrust(policy, algorithm, [&](const auto& p) {
           if (descending) {
-            thrust::stable_sort_by_key(p, kout, kout + n, vout, thrust::greater<K>{});
+            thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::greater<K>{});
           } else {
-            thrust::stable_sort_by_key(p, kout, kout + n, vout, thrust::less<K>{});
+            thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::less<K>{});
           }
         });
         break;

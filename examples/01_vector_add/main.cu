@@ -9,9 +9,9 @@
 #include <prism/elementwise.hpp>
 #include <prism/error.hpp>
 
+#include <cuda/std/functional>
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
-#include <thrust/functional.h>
 #include <thrust/transform.h>
 
 #include <cstdio>
@@ -49,7 +49,7 @@ int main() {
   //    every CUDA call and throws thrust::system_error on failure.
   {
     thrust::device_vector<float> d_a(a.begin(), a.end()), d_b(b.begin(), b.end()), d_out(n);
-    thrust::transform(d_a.begin(), d_a.end(), d_b.begin(), d_out.begin(), thrust::plus<float>());
+    thrust::transform(d_a.begin(), d_a.end(), d_b.begin(), d_out.begin(), cuda::std::plus<float>());
     std::vector<float> out(n);
     thrust::copy(d_out.begin(), d_out.end(), out.begin());
     ok &= print_and_check("thrust:", out);

@@ -23,15 +23,15 @@
 // included: a reduction cannot finish earlier); the GPU implementations write the result straight
 // into pinned host memory, no separate copy; a capturing stream is refused (a graph cannot
 // return a value). Into a one-element array `result` (device memory; host memory for cpu),
-// nothing waits, except in impl::thrust (below), and the call may be captured into a graph.
+// nothing waits, and the call may be captured into a graph.
 //
 // The implementations (figures: docs/benchmarks/reduce.md):
 //   cpu     the same Thrust calls as thrust, through Thrust's OpenMP system, on host memory.
-//   thrust  thrust::reduce (transform_reduce where f changes the elements) on the caller's stream,
-//           temporary storage from prism's scratch. Thrust's reduce always synchronizes and copies
-//           its result to (pageable) host memory; to a device array the value then goes back as a
-//           launch argument: the only implementation whose device delivery waits, and the only
-//           one that cannot be captured.
+//   thrust  on the caller's stream, temporary storage from prism's scratch. Returned:
+//           thrust::reduce (transform_reduce where f changes the elements), which synchronizes and
+//           copies its result to (pageable) host memory. Into a device array: thrust::reduce_into
+//           (over a transform_iterator where f changes the elements), which writes it there and
+//           does not wait.
 //   cub     cub::DeviceReduce::Reduce (TransformReduce where f changes the elements): two
 //           launches, no atomics. Vector loads only for a single input without the index (CUB
 //           vectorizes raw pointers, not fancy iterators).
@@ -56,6 +56,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/tuple>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -140,6 +142,30 @@ Acc thrust_reduce(const Policy& policy, F f, Op op, Acc identity, std::size_t n,
     return thrust::transform_reduce(policy, first, first + count, map, identity, op);
   }
 }
+
+// The same reduction into an output iterator (CCCL 3.2's reduce_into): the result stays on the
+// device, and nothing waits for it.
+template <class Acc, class F, class Op, class Out, class Policy, class... In>
+void thrust_reduce_into(const Policy& policy, F f, Op op, Acc identity, std::size_t n, Out out, const In*... in) {
+  const auto count = static_cast<std::int64_t>(n);
+  if constexpr (plain_reduction<F, In...>) {
+    (thrust::reduce_into(policy, in, in + count, out, identity, op), ...);
+  } else {
+    const auto [first, map] = iterate(f, in...);
+    const auto mapped = thrust::make_transform_iterator(first, map);
+    thrust::reduce_into(policy, mapped, mapped + count, out, identity, op);
+  }
+}
+
+// finalize(accumulator) as the result type, for an output iterator.
+template <class R, class G>
+struct finalized_as {
+  G finalize;
+  template <class Acc>
+  __host__ __device__ R operator()(const Acc& a) const {
+    return static_cast<R>(finalize(a));
+  }
+};
 
 // CUB's Reduce where there is nothing to transform, TransformReduce otherwise.
 template <class F, class Op, class Acc, class Out, class... In>
@@ -355,7 +381,7 @@ R reduce(const char* algorithm, impl which, const execution_policy& policy, F f,
          Acc identity, G finalize, R* device_result, std::size_t n, const In*... in) {
   const cudaStream_t stream = policy.stream();
   const bool returned = device_result == nullptr;
-  if (which != impl::cpu && (returned || which == impl::thrust)) require_not_capturing(stream, algorithm);
+  if (which != impl::cpu && returned) require_not_capturing(stream, algorithm);
   return translate_errors(algorithm, [&]() -> R {
     if (n == 0) {
       const R empty = static_cast<R>(finalize(identity));
@@ -380,11 +406,12 @@ R reduce(const char* algorithm, impl which, const execution_policy& policy, F f,
       case impl::thrust: {
         scratch_allocator allocator(with_explicit_stream(policy), algorithm);
         clear_stale_error();
-        const R r = static_cast<R>(finalize(
-            thrust_reduce(thrust::cuda::par_nosync(allocator).on(stream), f, op, identity, n, in...)));
-        if (returned) return r;
-        // The value rides in the launch: no copy.
-        launch(algorithm, "write_value_kernel", write_value_kernel<R, R>, 1, 1, stream, device_result, r);
+        const auto on_stream = thrust::cuda::par_nosync(allocator).on(stream);
+        // Returned: thrust::reduce, which waits and copies the value back. Into device memory:
+        // reduce_into, finalized on the way out, and nothing waits.
+        if (returned) return static_cast<R>(finalize(thrust_reduce(on_stream, f, op, identity, n, in...)));
+        thrust_reduce_into(on_stream, f, op, identity, n,
+                           thrust::make_transform_output_iterator(device_result, finalized_as<R, G>{finalize}), in...);
         return R{};
       }
       case impl::raw:

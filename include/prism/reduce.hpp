@@ -10,8 +10,9 @@
 //
 // Two deliveries of a result. Returned: the call waits for the stream and returns the value (a
 // stream that is capturing a graph is refused). Into a one-element array `result` (device memory,
-// host memory for cpu): nothing waits (impl::thrust excepted: Thrust's reduce returns to the host,
-// so it waits and copies back). count, any and all are returned only; count_if has both.
+// host memory for cpu): nothing waits, in every implementation (impl::thrust through Thrust's
+// reduce_into), and the call may be captured into a CUDA graph. count, any and all are returned
+// only; count_if has both.
 //
 // Semantics:
 // - Empty input: sum, dot and the norms give 0, product 1, count 0, any false, all true; min, max,

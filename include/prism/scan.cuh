@@ -80,7 +80,7 @@
 #include <cuda/std/functional>
 #include <thrust/count.h>
 #include <thrust/copy.h>
-#include <thrust/iterator/constant_iterator.h>
+#include <cuda/iterator>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -90,6 +90,7 @@
 #include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
+#include <thrust/tuple.h>
 #include <thrust/unique.h>
 
 #include <algorithm>
@@ -1155,7 +1156,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
             return cub::DeviceSelect::Unique(temp, bytes, k, ko, destination, count, stream);
           } else {
             // Unique compares with == only: by key, carrying nothing.
-            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, thrust::constant_iterator<char>(0), ko,
+            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, cuda::constant_iterator<char>(0), ko,
                                                   thrust::discard_iterator<>(), destination, count, eq, stream);
           }
         });
@@ -1241,7 +1242,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
   // The values: the array, or a one for every element.
   const auto source = [&] {
     if constexpr (Encode) {
-      return thrust::constant_iterator<T>(1);
+      return cuda::constant_iterator<T>(1);
     } else {
       return values.data();
     }
@@ -1273,18 +1274,15 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                    } else if constexpr (default_equality) {
                      return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
                    } else {
-                     // ReduceByKey compares with == only; its dispatch takes an equality. Each run's
-                     // first key rides with the values (it would write the last one's bits).
+                     // ReduceByKey compares with == only; the dispatch it calls takes an equality
+                     // (CUB's detail layer, stable within the pinned CCCL). Each run's first key
+                     // rides with the values (it would write the last one's bits).
                      const auto pairs_in = thrust::make_zip_iterator(k, source);
                      const auto pairs_out = thrust::make_zip_iterator(ko, so);
-                     return cub::DispatchReduceByKey<const K*, thrust::discard_iterator<>, decltype(pairs_in),
-                                                     decltype(pairs_out), std::size_t*, Eq, first_key_and<K, T, Op>,
-                                                     unsigned long long>::Dispatch(temp, bytes, k,
-                                                                                   thrust::discard_iterator<>(),
-                                                                                   pairs_in, pairs_out, destination,
-                                                                                   eq, first_key_and<K, T, Op>{op},
-                                                                                   static_cast<unsigned long long>(n),
-                                                                                   stream);
+                     return cub::detail::reduce_by_key::dispatch(temp, bytes, k, thrust::discard_iterator<>(), pairs_in,
+                                                                 pairs_out, destination, eq,
+                                                                 first_key_and<K, T, Op>{op},
+                                                                 static_cast<unsigned long long>(n), stream);
                    }
                  });
         return 0;

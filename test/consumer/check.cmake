@@ -3,8 +3,10 @@
 # against that package with find_package, and checks what the package did to the consumer's
 # compile line: its own C++23 (no -std=c++20 from prism) and <prism/version.hpp> from the
 # install. Then configures the consumer with add_subdirectory.
+# Then a CUDA consumer of the generic layer (consumer/cuda) against the same package.
 #   cmake -DPRISM_BUILD=<build> -DPRISM_SOURCE=<checkout> -DPRISM_VERSION=<x.y.z>
-#         [-DCMAKE_CXX_COMPILER=...] [-DCMAKE_CUDA_COMPILER=...] [-DGENERATOR=...] -P check.cmake
+#         [-DCMAKE_CXX_COMPILER=...] [-DCMAKE_CUDA_COMPILER=...] [-DCUDA_ARCHITECTURES=...]
+#         [-DGENERATOR=...] -P check.cmake
 cmake_minimum_required(VERSION 3.25)
 set(prefix ${PRISM_BUILD}/consumer/install)
 function(run)
@@ -58,6 +60,24 @@ endif()
 run(${build}/consumer)
 if(PRISM_VERSION AND NOT output MATCHES "prism ${PRISM_VERSION}:")
   message(FATAL_ERROR "the consumer did not say prism ${PRISM_VERSION}")
+endif()
+
+# A CUDA consumer of the generic layer compiles against the CCCL prism was built with (its
+# static_assert: CUB 3.5 or newer), whatever CCCL the toolkit ships, and runs.
+if(CMAKE_CUDA_COMPILER)
+  set(build ${PRISM_BUILD}/consumer/cuda)
+  set(architectures)
+  if(CUDA_ARCHITECTURES)
+    set(architectures -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES})
+  endif()
+  run(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/cuda -B ${build} ${generator}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+      -DCMAKE_CUDA_COMPILER=${CMAKE_CUDA_COMPILER} ${architectures})
+  run(${CMAKE_COMMAND} --build ${build})
+  run(${build}/cuda_consumer)
+  if(NOT output MATCHES "^CUB 30(0[5-9]|[1-9][0-9])[0-9][0-9], ")
+    message(FATAL_ERROR "the CUDA consumer did not compile against CUB 3.5 or newer: ${output}")
+  endif()
 endif()
 
 # add_subdirectory: configuring proves the targets and options compose (building it would
