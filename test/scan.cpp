@@ -543,11 +543,6 @@ std::vector<T> signed_zeros_and_nans(std::size_t n, std::uint64_t seed, bool onl
 }
 
 template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class T>
 void check_first_bits(impl which, std::size_t n, bool only_nans = false) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << prism::name(which) << ", " << type_name<T>() << ", n " << n << ", seed "
@@ -712,7 +707,6 @@ inline std::int32_t huge_value(std::uint64_t i) {
 inline std::uint8_t huge_flag(std::uint64_t i) { return mix(i) % 64 != 0; }
 
 constexpr std::size_t huge_n = (std::size_t{1} << 32) + 4099;
-constexpr std::size_t chunk = std::size_t{1} << 26;
 
 bool skip_huge(impl which, std::string& why) {
   if (memory_of(which) == memory::host) {
@@ -753,9 +747,9 @@ TEST_P(Select, HugeCompactPast2To32) {
   prism::device_buffer<std::uint8_t> flags(huge_compact_n);
   prism::sequence(prism::par.with(impl::raw), x.view(), -7, 3);
   {
-    std::vector<std::uint8_t> host(chunk);
-    for (std::size_t start = 0; start < huge_compact_n; start += chunk) {
-      const std::size_t m = std::min(chunk, huge_compact_n - start);
+    std::vector<std::uint8_t> host(huge_chunk);
+    for (std::size_t start = 0; start < huge_compact_n; start += huge_chunk) {
+      const std::size_t m = std::min(huge_chunk, huge_compact_n - start);
 #pragma omp parallel for
       for (std::int64_t j = 0; j < static_cast<std::int64_t>(m); ++j) host[j] = huge_flag(start + j);
       prism::check(cudaMemcpy(flags.data() + start, host.data(), m, cudaMemcpyHostToDevice), "cudaMemcpy");

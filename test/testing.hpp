@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -197,6 +198,12 @@ std::size_t count_wrong(const T* device, std::size_t n, Ok&& ok, std::size_t* fi
   }
   if (first != nullptr) *first = first_wrong;
   return wrong;
+}
+
+// The same elements bit for bit: -0.0 is not +0.0, a NaN equals itself only with the same payload.
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 // Names the implementation in a parameterized test's name: Add/Matches/thrust.

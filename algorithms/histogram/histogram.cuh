@@ -245,7 +245,6 @@ void check_levels(histogram_level_t<T> lo, histogram_level_t<T> hi) {
   }
 }
 
-
 // ---- thrust and cpu: sort the bins, count each run ----------------------------------------------
 
 // A sample's key: its bin, or `bins` for a sample not counted (sorted after every bin).

@@ -77,10 +77,10 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <cuda/iterator>
 #include <cuda/std/functional>
 #include <thrust/count.h>
 #include <thrust/copy.h>
-#include <cuda/iterator>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -997,17 +997,17 @@ std::size_t with_count(const char* algorithm, impl which, const execution_policy
   });
 }
 
-// The checks of a selection: every array of n elements; no output is an input, not even exactly
-// (in place is not offered: CUB's and Thrust's selections do not allow it either); the count one
-// element; then prepare()'s checks, with the operation's `automatic` table.
+// The checks of a selection: every array of n elements; the count one element; then prepare()'s
+// checks, with the operation's `automatic` table. Its callers declare every output apart: no output
+// is an input, not even exactly (in place is not offered: CUB's and Thrust's selections do not
+// allow it either).
 template <std::size_t N>
 impl prepare_selection(const char* algorithm, const family& offered, const execution_policy& policy, std::size_t n,
-                       array_ref (&arrays)[N], span<std::size_t>* into) {
+                       const array_ref (&arrays)[N], span<std::size_t>* into) {
   std::size_t bytes = 0;
-  for (array_ref& a : arrays) {
+  for (const array_ref& a : arrays) {
     require_size(n, a.size, algorithm, a.name);
     bytes += a.bytes;
-    if (a.output) a.in_place_of = array_ref::no_input;
   }
   if (into != nullptr) require_size(1, into->size(), algorithm, "the count");
   const array_ref count = into != nullptr ? array_ref::output_apart(*into, "the count")
@@ -1026,8 +1026,8 @@ template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
                          span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
   const std::size_t n = x.size();
-  array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
-                        array_ref::output_of(out, "the output")};
+  const array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
+                              array_ref::output_apart(out, "the output")};
   const family& offered = partition ? scan_family_of<scan_operation::partition, widest<P, S>>
                                      : scan_family_of<scan_operation::compact, widest<P, S>>;
   const impl which = prepare_selection(algorithm, offered, policy, n, arrays, into);
@@ -1121,13 +1121,13 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
   const std::size_t n = keys.size();
   impl which;
   if constexpr (ByKey) {
-    array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                          array_ref::output_of(keys_out, "the keys' output"),
-                          array_ref::output_of(values_out, "the values' output")};
+    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                                array_ref::output_apart(keys_out, "the keys' output"),
+                                array_ref::output_apart(values_out, "the values' output")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy, n,
                               arrays, into);
   } else {
-    array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output")};
+    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the output")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy, n, arrays, into);
     if (which == impl::thrust && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
   }
@@ -1218,23 +1218,24 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
   const std::size_t n = keys.size();
   impl which;
   if constexpr (Encode) {
-    array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the values' output"),
-                          array_ref::output_of(sums_out, "the counts")};
+    const array_ref arrays[] = {array_ref::input(keys, "the input"),
+                                array_ref::output_apart(keys_out, "the values' output"),
+                                array_ref::output_apart(sums_out, "the counts")};
     // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
     constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
     which = prepare_selection(algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>,
                               policy, n, arrays, into);
   } else {
-    array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                          array_ref::output_of(keys_out, "the keys' output"),
-                          array_ref::output_of(sums_out, "the sums")};
+    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
+                                array_ref::output_apart(keys_out, "the keys' output"),
+                                array_ref::output_apart(sums_out, "the sums")};
     which = prepare_selection(algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy, n,
                               arrays, into);
   }
   // Equal integer keys have the same bits, so any key of a run is its first: only then may Thrust
   // and CUB write the keys themselves.
-  constexpr bool default_equality = std::is_same_v<Eq, functors::equal_to<K>> && std::is_integral_v<K>;
-  if (Encode && default_equality && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
+  constexpr bool keys_by_bits = std::is_same_v<Eq, functors::equal_to<K>> && std::is_integral_v<K>;
+  if (Encode && keys_by_bits && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
   const K* k = keys.data();
   K* ko = keys_out.data();
   T* so = sums_out.data();
@@ -1252,7 +1253,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
       case impl::cpu:
       case impl::thrust:
         return run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
-          if constexpr (default_equality) {
+          if constexpr (keys_by_bits) {
             return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
           } else {
             const auto pairs_out = thrust::make_zip_iterator(ko, so);
@@ -1268,10 +1269,10 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
         const auto count = static_cast<std::int64_t>(n);
         cub_call(algorithm, Encode ? "cub::DeviceRunLengthEncode::Encode" : "cub::DeviceReduce::ReduceByKey", policy,
                  [&](void* temp, std::size_t& bytes, void*) {
-                   if constexpr (Encode && default_equality) {
+                   if constexpr (Encode && keys_by_bits) {
                      return cub::DeviceRunLengthEncode::Encode(temp, bytes, k, ko, so, destination, static_cast<int>(n),
                                                                stream);
-                   } else if constexpr (default_equality) {
+                   } else if constexpr (keys_by_bits) {
                      return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
                    } else {
                      // ReduceByKey compares with == only; the dispatch it calls takes an equality
