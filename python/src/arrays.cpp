@@ -224,6 +224,24 @@ void read_tensor(array& a, const dlpack::Tensor& t, std::vector<std::int64_t>* s
 
 bool is_named(const char* name, const char* expected) { return name != nullptr && std::strcmp(name, expected) == 0; }
 
+// The managed tensor of a capsule named `name`.
+template <class Managed>
+Managed* capsule_tensor(array& a, nb::handle capsule, const char* name) {
+  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  if (m == nullptr) {
+    PyErr_Clear();
+    refuse(a, "is a DLPack capsule without a tensor");
+  }
+  return m;
+}
+
+// The tensor becomes a's: the capsule renamed as the protocol asks, the deleter called when a goes.
+void consume_capsule(array& a, nb::handle capsule, const char* used_name, void* managed, bool versioned) {
+  if (PyCapsule_SetName(capsule.ptr(), used_name) != 0) nb::raise_python_error();
+  a.managed_ = managed;
+  a.versioned_ = versioned;
+}
+
 // Reads a DLPack capsule. Consumed (the tensor is a's, renamed as the protocol asks, its deleter
 // called when a goes) only once every field has passed; a refused capsule stays its producer's,
 // freed by its own destructor.
@@ -234,24 +252,11 @@ void read_capsule(array& a, nb::handle capsule, bool output, bool consume, std::
     refuse(a, "is an invalid capsule");
   }
   if (is_named(name, dlpack::capsule_name)) {
-    auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::capsule_name));
-    if (m == nullptr) {
-      PyErr_Clear();
-      refuse(a, "is a DLPack capsule without a tensor");
-    }
+    auto* m = capsule_tensor<dlpack::ManagedTensor>(a, capsule, dlpack::capsule_name);
     read_tensor(a, m->dl_tensor, shape);
-    if (consume) {
-      if (PyCapsule_SetName(capsule.ptr(), dlpack::used_capsule_name) != 0) nb::raise_python_error();
-      a.managed_ = m;
-      a.versioned_ = false;
-    }
+    if (consume) consume_capsule(a, capsule, dlpack::used_capsule_name, m, false);
   } else if (is_named(name, dlpack::versioned_capsule_name)) {
-    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
-        PyCapsule_GetPointer(capsule.ptr(), dlpack::versioned_capsule_name));
-    if (m == nullptr) {
-      PyErr_Clear();
-      refuse(a, "is a DLPack capsule without a tensor");
-    }
+    auto* m = capsule_tensor<dlpack::ManagedTensorVersioned>(a, capsule, dlpack::versioned_capsule_name);
     // Past another major version nothing but the version may be read.
     if (m->version.major != dlpack::major_version)
       refuse(a, "is a DLPack " + std::to_string(m->version.major) + "." + std::to_string(m->version.minor) +
@@ -259,11 +264,7 @@ void read_capsule(array& a, nb::handle capsule, bool output, bool consume, std::
     if (output && (m->flags & dlpack::flag_read_only) != 0)
       refuse(a, "is read-only (its DLPack tensor says so): an output must be writable");
     read_tensor(a, m->dl_tensor, shape);
-    if (consume) {
-      if (PyCapsule_SetName(capsule.ptr(), dlpack::used_versioned_capsule_name) != 0) nb::raise_python_error();
-      a.managed_ = m;
-      a.versioned_ = true;
-    }
+    if (consume) consume_capsule(a, capsule, dlpack::used_versioned_capsule_name, m, true);
   } else if (is_named(name, dlpack::used_capsule_name) || is_named(name, dlpack::used_versioned_capsule_name)) {
     refuse(a, "is a DLPack capsule that was already consumed (each capsule is used once: call __dlpack__() again)");
   } else {
