@@ -105,7 +105,16 @@ void require_size(std::size_t expected, std::size_t actual, const char* algorith
 }
 
 impl prepare(const char* algorithm, const family& offered, const execution_policy& policy,
-             std::initializer_list<array_ref> arrays, std::size_t bytes_moved) {
+             std::span<const array_ref> listed, std::size_t bytes_moved, const array_ref* result) {
+  std::array<array_ref, 12> all{};
+  if (listed.size() + 1 > all.size()) throw std::logic_error("prism: a call of more arrays than prepare() holds");
+  std::size_t count = 0;
+  for (const array_ref& a : listed) all[count++] = a;
+  if (result != nullptr) all[count++] = *result;
+  const std::span<const array_ref> arrays(all.data(), count);
+  for (const array_ref& a : arrays) {
+    if (a.expected != array_ref::unchecked) require_size(a.expected, a.size, algorithm, a.name);
+  }
   const impl asked = policy.implementation();
   if (asked != impl::automatic && !offered.has(asked)) {
     refuse(algorithm, "no implementation named " + std::string(name(asked)) + " (" + algorithm +

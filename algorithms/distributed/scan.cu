@@ -143,7 +143,7 @@ void scan_shards(const char* algorithm, const execution_policy& policy, bool exc
     check(cub::DeviceScan::ExclusiveScan(nullptr, cub_bytes, static_cast<const S*>(nullptr), static_cast<S*>(nullptr),
                                          op, identity, static_cast<std::int64_t>(count), stream),
           "cub::DeviceScan::ExclusiveScan", algorithm);
-    const std::size_t array_bytes = (count * sizeof(S) + 255) / 256 * 256;
+    const std::size_t array_bytes = round256(count * sizeof(S));
     leases.push_back(acquire_scratch(2 * array_bytes + cub_bytes, p, algorithm));
     auto* memory = static_cast<unsigned char*>(leases.back().device());
     auto* totals = reinterpret_cast<S*>(memory);

@@ -11,6 +11,7 @@
 // implement are stated in include/prism/elementwise.hpp. The entry points at the bottom (one per
 // shape of operation) pick the functor at run time; each .cu file beside this one compiles them
 // for one or two element types, so that the build spreads over several translation units.
+#include <prism/adjacent_difference.cuh>
 #include <prism/elementwise.hpp>
 #include <prism/functors.cuh>
 #include <prism/transform.cuh>
@@ -376,6 +377,11 @@ void elementwise<T>::generate(const execution_policy& policy, generator_op op, s
     transform_spans("sequence", policy, functors::arithmetic_progression<T>{start, step}, out,
                     std::tuple<>{});
   }
+}
+
+template <arithmetic_element T>
+void elementwise<T>::adjacent_difference(const execution_policy& policy, span<const T> x, span<T> out) {
+  adjacent_difference_spans("adjacent_difference", policy, x, out, functors::minus<T>{});
 }
 
 template <class From, class To>

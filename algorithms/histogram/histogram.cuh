@@ -328,7 +328,7 @@ void sorted_runs(const execution_policy& policy, impl which, const T* x, std::si
                  static_cast<unsigned*>(nullptr) + n);
   } catch (const sort_probe_done&) {
   }
-  const std::size_t key_bytes = (n * sizeof(unsigned) + 255) / 256 * 256;
+  const std::size_t key_bytes = round256(n * sizeof(unsigned));
   const scratch lease = acquire_scratch(key_bytes + sort_bytes, with_explicit_stream(policy), "histogram");
   auto* keys = static_cast<unsigned*>(lease.device());
   const auto on_stream = thrust::cuda::par_nosync.on(stream);
@@ -355,32 +355,30 @@ __global__ void add_counts_kernel(C* counts, const C* part, std::size_t bins) {
 // call(temp, temp_bytes, first sample, samples (int), counts) over parts of at most 2^30 samples:
 // one part goes straight into the counts; more are each counted into scratch and added.
 inline constexpr std::size_t cub_part = std::size_t{1} << 30;
+// CUB counts up to 2^31 - 1 samples per call (an int): more are counted in parts into scratch, each
+// part's counts added to the caller's.
 template <class T, class C, class Call>
 void cub_histogram(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins, Call call) {
   const char* algorithm = "histogram";
   const cudaStream_t stream = policy.stream();
   const bool split = n > cub_part;
   const std::size_t first = std::min(n, cub_part);
-  clear_stale_error();
-  std::size_t temp_bytes = 0;
-  check(call(nullptr, temp_bytes, x, static_cast<int>(first), counts), "cub::DeviceHistogram", algorithm);
-  const std::size_t part_bytes = split ? (bins * sizeof(C) + 255) / 256 * 256 : 0;
-  const scratch lease = acquire_scratch(part_bytes + temp_bytes, with_explicit_stream(policy), algorithm);
-  auto* memory = static_cast<unsigned char*>(lease.device());
-  if (!split) {
-    check(call(memory, temp_bytes, x, static_cast<int>(n), counts), "cub::DeviceHistogram", algorithm);
-    return;
-  }
-  auto* part = reinterpret_cast<C*>(memory);
-  check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
-  const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((bins + block_size - 1) / block_size, 4096));
-  for (std::size_t start = 0; start < n; start += cub_part) {
-    const std::size_t m = std::min(cub_part, n - start);
-    check(call(memory + part_bytes, temp_bytes, x + start, static_cast<int>(m), part), "cub::DeviceHistogram",
-          algorithm);
-    launch(algorithm, "add_counts_kernel", add_counts_kernel<C>, grid, block_size, stream, counts,
-           static_cast<const C*>(part), bins);
-  }
+  cub_call(
+      algorithm, "cub::DeviceHistogram", policy, {first, bins},
+      [&](void* temp, std::size_t& bytes, void* extra) -> cudaError_t {
+        if (temp == nullptr || !split) return call(temp, bytes, x, static_cast<int>(first), counts);
+        auto* part = static_cast<C*>(extra);
+        check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
+        const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((bins + block_size - 1) / block_size, 4096));
+        for (std::size_t start = 0; start < n; start += cub_part) {
+          const std::size_t m = std::min(cub_part, n - start);
+          check(call(temp, bytes, x + start, static_cast<int>(m), part), "cub::DeviceHistogram", algorithm);
+          launch(algorithm, "add_counts_kernel", add_counts_kernel<C>, grid, block_size, stream, counts,
+                 static_cast<const C*>(part), bins);
+        }
+        return cudaSuccess;
+      },
+      split ? bins * sizeof(C) : 0);
 }
 
 // ---- raw: sub-histograms in shared memory ------------------------------------------------------
@@ -548,57 +546,40 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
 
 // ---- the family's two operations ----------------------------------------------------------------
 
-// Runs `which` with `binner`; cub_call is the CUB call for the cub implementation.
-template <class T, class C, class Binner, class CubCall>
-void run_histogram(impl which, const execution_policy& policy, span<const T> samples, span<C> counts, Binner binner,
-                   CubCall cub_call) {
+// The implementations side by side, with `binner`; `cub` is the CUB call for the cub one, and
+// `check_host` checks what only host memory lets the cpu check before it writes (edges' order).
+// A histogram runs over its bins: with no samples every count is written 0.
+template <class T, class C, class Binner, class CubCall, class CheckHost = nothing_after>
+void run_histogram(const execution_policy& policy, span<const T> samples, span<C> counts, Binner binner,
+                   CubCall cub, const array_ref* edges = nullptr, CheckHost check_host = {}) {
+  const char* algorithm = "histogram";
   const std::size_t n = samples.size(), bins = counts.size();
   const T* x = samples.data();
   C* out = counts.data();
-  translate_errors("histogram", [&] {
-    switch (which) {
-      case impl::cpu:
-        if (n == 0) {
-          std::fill(out, out + bins, C(0));
-        } else {
-          sorted_runs(policy, which, x, n, out, bins, binner);
-        }
-        break;
-      case impl::thrust:
-        if (n == 0) {
-          check(cudaMemsetAsync(out, 0, bins * sizeof(C), policy.stream()), "cudaMemsetAsync", "histogram");
-        } else {
-          clear_stale_error();
-          sorted_runs(policy, which, x, n, out, bins, binner);
-        }
-        break;
-      case impl::cub:
-        if (n == 0) {
-          check(cudaMemsetAsync(out, 0, bins * sizeof(C), policy.stream()), "cudaMemsetAsync", "histogram");
-        } else {
-          cub_histogram(policy, x, n, out, bins, cub_call);
-        }
-        break;
-      case impl::raw:
-        raw_histogram(policy, x, n, out, bins, binner);
-        break;
-      default:
-        break;  // prepare() has resolved automatic and refused the rest
-    }
-  });
-}
-
-template <class T, class C>
-impl prepare_histogram(const execution_policy& policy, span<const T> samples, span<C> counts,
-                       const array_ref* edges = nullptr) {
+  const cudaStream_t stream = policy.stream();
+  const auto zero = [&] { check(cudaMemsetAsync(out, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm); };
   // The counts overlap nothing, not even exactly: a histogram never runs in place.
   const array_ref s = array_ref::input(samples, "the samples"), c = array_ref::output_apart(counts, "the counts");
-  if (edges != nullptr) return prepare("histogram", histogram_family, policy, {s, *edges, c}, samples.size_bytes());
-  const family& offered = counts.size() > histogram_measured_bins   ? histogram_family
-                          : std::is_same_v<T, float>                ? histogram_float_family
-                          : std::is_same_v<T, std::uint8_t>         ? histogram_uint8_family
-                                                                    : histogram_family;
-  return prepare("histogram", offered, policy, {s, c}, samples.size_bytes());
+  const family& offered = edges != nullptr || bins > histogram_measured_bins ? histogram_family
+                          : std::is_same_v<T, float>                         ? histogram_float_family
+                          : std::is_same_v<T, std::uint8_t>                  ? histogram_uint8_family
+                                                                             : histogram_family;
+  const implementations histogram{
+      .cpu =
+          [&](const auto&) {
+            check_host(nullptr);
+            if (n == 0) return std::fill(out, out + bins, C(0));
+            sorted_runs(policy, impl::cpu, x, n, out, bins, binner);
+          },
+      .thrust = [&](const auto&) { n == 0 ? zero() : sorted_runs(policy, impl::thrust, x, n, out, bins, binner); },
+      .raw = [&] { raw_histogram(policy, x, n, out, bins, binner); },
+      .cub = [&] { n == 0 ? zero() : cub_histogram(policy, x, n, out, bins, cub); },
+  };
+  if (edges != nullptr) {
+    dispatch({algorithm, offered, policy, {s, *edges, c}, bins, samples.size_bytes()}, histogram);
+  } else {
+    dispatch({algorithm, offered, policy, {s, c}, bins, samples.size_bytes()}, histogram);
+  }
 }
 
 // The family's entry points, declared in <prism/histogram.hpp> and instantiated for each sample
@@ -609,14 +590,13 @@ void histogram_even(const execution_policy& policy, span<const T> samples, span<
   const std::size_t bins = counts.size();
   check_bins(bins);
   check_levels<T>(lo, hi);
-  const impl which = prepare_histogram(policy, samples, counts);
   const cudaStream_t stream = policy.stream();
   using CC = cub_counter<C>;
   if constexpr (std::is_floating_point_v<T>) {
     const even_float_bins<T> binner = make_even_bins<T>(lo, hi, bins);
     // CUB counts the binner's bin numbers with levels 0, 1, ..., bins: bin b is b (its integer
     // rule is exact), and -1 is below level 0, not counted.
-    run_histogram(which, policy, samples, counts, binner,
+    run_histogram(policy, samples, counts, binner,
                   [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
                     const thrust::transform_iterator<even_float_bins<T>, const T*, int, int> bins_of(x, binner);
                     return cub::DeviceHistogram::HistogramEven(temp, bytes, bins_of, reinterpret_cast<CC*>(out),
@@ -625,7 +605,7 @@ void histogram_even(const execution_policy& policy, span<const T> samples, span<
                   });
   } else {
     const even_integer_bins<T> binner = make_even_integer_bins<T>(lo, hi, bins);
-    run_histogram(which, policy, samples, counts, binner,
+    run_histogram(policy, samples, counts, binner,
                   [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
                     return cub::DeviceHistogram::HistogramEven(temp, bytes, x, reinterpret_cast<CC*>(out),
                                                                static_cast<int>(bins + 1), static_cast<long long>(lo),
@@ -642,24 +622,28 @@ void histogram_range(const execution_policy& policy, span<const T> samples, span
   check_bins(edges.size() - 1);
   require_size(edges.size() - 1, counts.size(), "histogram", "the counts");
   const array_ref e = array_ref::input(edges, "the edges");
-  const impl which = prepare_histogram(policy, samples, counts, &e);
-  if (which == impl::cpu) {  // host edges can be checked without waiting for anything
-    for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
-      if (!(edges.data()[k] < edges.data()[k + 1])) {
-        refuse_histogram("the edges must be strictly increasing (and not NaN): edges[" + std::to_string(k) +
-                         "] is not less than edges[" + std::to_string(k + 1) + "]");
-      }
-    }
-  }
   const std::size_t bins = counts.size();
   const cudaStream_t stream = policy.stream();
   using CC = cub_counter<C>;
   using CubLevel = std::conditional_t<std::is_integral_v<L>, long long, L>;
   const edge_bins<T, L> binner{edges.data(), static_cast<unsigned>(bins)};
-  run_histogram(which, policy, samples, counts, binner, [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
-    return cub::DeviceHistogram::HistogramRange(temp, bytes, x, reinterpret_cast<CC*>(out), static_cast<int>(bins + 1),
-                                                reinterpret_cast<const CubLevel*>(edges.data()), m, stream);
-  });
+  run_histogram(
+      policy, samples, counts, binner,
+      [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
+        return cub::DeviceHistogram::HistogramRange(temp, bytes, x, reinterpret_cast<CC*>(out),
+                                                    static_cast<int>(bins + 1),
+                                                    reinterpret_cast<const CubLevel*>(edges.data()), m, stream);
+      },
+      &e,
+      // Host edges can be checked without waiting for anything.
+      [&](void*) {
+        for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
+          if (!(edges.data()[k] < edges.data()[k + 1])) {
+            refuse_histogram("the edges must be strictly increasing (and not NaN): edges[" + std::to_string(k) +
+                             "] is not less than edges[" + std::to_string(k + 1) + "]");
+          }
+        }
+      });
 }
 
 }  // namespace prism::detail

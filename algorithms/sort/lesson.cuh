@@ -138,9 +138,9 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
   // Stage 3 ranks tiles of onesweep's size; 1 and 2 blocks of 256 keys.
   constexpr unsigned per_block = Bits == 8 ? detail::radix::tile_items<std::uint32_t> : block_size;
   const std::size_t blocks = (n + per_block - 1) / per_block;
-  const std::size_t keys_bytes = detail::radix::round256(n * sizeof(std::uint32_t));
+  const std::size_t keys_bytes = detail::round256(n * sizeof(std::uint32_t));
   const std::size_t counts_count = std::size_t{digits} * blocks;
-  const std::size_t counts_bytes = detail::radix::round256(counts_count * sizeof(unsigned));
+  const std::size_t counts_bytes = detail::round256(counts_count * sizeof(unsigned));
   const std::size_t segments = (counts_count + segment - 1) / segment;
   const scratch lease = acquire_scratch(keys_bytes + counts_bytes + segments * sizeof(unsigned),
                                         detail::with_explicit_stream(policy), algorithm);

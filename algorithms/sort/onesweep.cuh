@@ -373,8 +373,6 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-inline std::size_t round256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // The one-sweep sort of n keys (and values, or indices), keys_in -> keys_out. keys_out may be
 // keys_in, values_out values_in. Passes alternate between the output and a scratch buffer: pass p
 // writes the scratch buffer when p is even, the output when odd (the number of passes is even), so

@@ -46,28 +46,6 @@ namespace sorting {
 using radix::key_kind;
 using radix::kind_of;
 
-// Thrust on the GPU: the caller's stream, no synchronization, temporary storage from prism's
-// scratch (cpu calls Thrust with thrust::omp::par itself).
-template <class Body>
-void on_thrust(const execution_policy& policy, const char* algorithm, Body&& body) {
-  scratch_allocator allocator(with_explicit_stream(policy), algorithm);
-  clear_stale_error();
-  body(thrust::cuda::par_nosync(allocator).on(policy.stream()));
-}
-
-// dst = src, unless they are the same array: cpu copies on the host, the GPU ones on the stream.
-template <class T>
-void copy_unless_same(impl which, const execution_policy& policy, const T* src, T* dst, std::size_t n,
-                      const char* algorithm) {
-  if (src == dst || n == 0) return;
-  if (which == impl::cpu) {
-    std::memcpy(dst, src, n * sizeof(T));
-  } else {
-    check(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToDevice, policy.stream()), "cudaMemcpyAsync",
-          algorithm);
-  }
-}
-
 template <class I>
 __global__ void iota_kernel(I* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
@@ -88,74 +66,68 @@ constexpr int end_bit(std::size_t key_bytes) { return static_cast<int>(key_bytes
 template <sort_key K>
 void sort_keys(const execution_policy& policy, span<const K> keys_in, span<K> keys_out, sort_order order) {
   const char* algorithm = "sort";
-  require_size(keys_in.size(), keys_out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(keys_in, "the keys"), array_ref::output_of(keys_out, "the output")},
-                             keys_in.size_bytes() + keys_out.size_bytes());
   const std::size_t n = keys_in.size();
-  if (n == 0) return;
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
   const K* in = keys_in.data();
   K* out = keys_out.data();
   const cudaStream_t stream = policy.stream();
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu: {
-        sorting::copy_unless_same(which, policy, in, out, n, algorithm);
-        B* bits = reinterpret_cast<B*>(out);
-        thrust::stable_sort(thrust::omp::par, bits, bits + n, radix::ordered_less<B>{sorting::kind_of<K>(), descending});
-        break;
-      }
-      case impl::thrust:
-        sorting::copy_unless_same(which, policy, in, out, n, algorithm);
-        sorting::on_thrust(policy, algorithm, [&](const auto& p) {
-          if (descending) {
-            thrust::stable_sort(p, out, out + n, cuda::std::greater<K>{});
-          } else {
-            thrust::stable_sort(p, out, out + n, cuda::std::less<K>{});
-          }
-        });
-        break;
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        if (in != out) {
-          cub_call(algorithm, "cub::DeviceRadixSort::SortKeys", policy, [&](void* temp, std::size_t& bytes, void*) {
-            return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, count, 0,
-                                                                         sorting::end_bit(sizeof(K)), stream)
-                              : cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count, 0,
-                                                               sorting::end_bit(sizeof(K)), stream);
-          });
-        } else {
-          // In place: CUB ping-pongs between the array and a buffer of the same size in scratch, and
-          // says (selector) where the result ended; copied back if that is the buffer.
-          cub::DoubleBuffer<K> keys;
-          cub_call(
-              algorithm, "cub::DeviceRadixSort::SortKeys", policy,
-              [&](void* temp, std::size_t& bytes, void* extra) {
-                keys = cub::DoubleBuffer<K>(out, static_cast<K*>(extra));
-                return descending
-                           ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, keys, count, 0, sorting::end_bit(sizeof(K)), stream)
-                           : cub::DeviceRadixSort::SortKeys(temp, bytes, keys, count, 0, sorting::end_bit(sizeof(K)), stream);
-              },
-              n * sizeof(K),
-              [&](void*) {
-                if (keys.Current() != out) {
-                  check(cudaMemcpyAsync(out, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream),
-                        "cudaMemcpyAsync", algorithm);
-                }
-              });
-        }
-        break;
-      }
-      case impl::raw:
-        radix::onesweep_sort<B, B>(algorithm, policy, reinterpret_cast<const B*>(in), reinterpret_cast<B*>(out),
-                                   nullptr, nullptr, false, n, sorting::kind_of<K>(), descending);
-        break;
-      default:
-        break;  // prepare() has resolved automatic and refused the rest
-    }
-  });
+  const auto count = static_cast<std::int64_t>(n);
+  constexpr int end_bit = sorting::end_bit(sizeof(K));
+  dispatch({algorithm, sort_family, policy,
+            {array_ref::input(keys_in, "the keys"), array_ref::output_of(keys_out, "the output").sized(n)}, n},
+           implementations{
+               // The keys' bits, in the order given at run time: one instantiation per key size.
+               .cpu =
+                   [&](const auto& p) {
+                     copy_unless_same(p, in, out, n, stream, algorithm);
+                     B* bits = reinterpret_cast<B*>(out);
+                     thrust::stable_sort(p, bits, bits + n, radix::ordered_less<B>{sorting::kind_of<K>(), descending});
+                   },
+               .thrust =
+                   [&](const auto& p) {
+                     copy_unless_same(p, in, out, n, stream, algorithm);
+                     if (descending) {
+                       thrust::stable_sort(p, out, out + n, cuda::std::greater<K>{});
+                     } else {
+                       thrust::stable_sort(p, out, out + n, cuda::std::less<K>{});
+                     }
+                   },
+               .raw =
+                   [&] {
+                     radix::onesweep_sort<B, B>(algorithm, policy, reinterpret_cast<const B*>(in),
+                                                reinterpret_cast<B*>(out), nullptr, nullptr, false, n,
+                                                sorting::kind_of<K>(), descending);
+                   },
+               .cub =
+                   [&] {
+                     if (in != out) {
+                       cub_call(algorithm, "cub::DeviceRadixSort::SortKeys", policy, {n, descending},
+                                [&](void* temp, std::size_t& bytes, void*) {
+                                  return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, in, out, count,
+                                                                                               0, end_bit, stream)
+                                                    : cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count, 0,
+                                                                                     end_bit, stream);
+                                });
+                       return;
+                     }
+                     // In place: CUB ping-pongs between the array and a buffer of the same size in
+                     // scratch, and says (selector) where the result ended; copied back if that is
+                     // the buffer.
+                     cub::DoubleBuffer<K> keys;
+                     cub_call(
+                         algorithm, "cub::DeviceRadixSort::SortKeys", policy, {n, descending},
+                         [&](void* temp, std::size_t& bytes, void* extra) {
+                           keys = cub::DoubleBuffer<K>(out, static_cast<K*>(extra));
+                           return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, keys, count, 0,
+                                                                                        end_bit, stream)
+                                             : cub::DeviceRadixSort::SortKeys(temp, bytes, keys, count, 0, end_bit,
+                                                                              stream);
+                         },
+                         n * sizeof(K),
+                         [&](void*) { copy_unless_same(stream, keys.Current(), out, n, algorithm); });
+                   },
+           });
 }
 
 // ---- sort by key -------------------------------------------------------------------------------------
@@ -164,16 +136,7 @@ template <sort_key K, class V>
 void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<const V> values_in, span<K> keys_out,
                 span<V> values_out, sort_order order) {
   const char* algorithm = "sort_by_key";
-  require_size(keys_in.size(), values_in.size(), algorithm, "the values");
-  require_size(keys_in.size(), keys_out.size(), algorithm, "the keys' output");
-  require_size(keys_in.size(), values_out.size(), algorithm, "the values' output");
-  const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(keys_in, "the keys"), array_ref::input(values_in, "the values"),
-                              array_ref::output_of(keys_out, "the keys' output", 0),
-                              array_ref::output_of(values_out, "the values' output", 1)},
-                             2 * (keys_in.size_bytes() + values_in.size_bytes()));
   const std::size_t n = keys_in.size();
-  if (n == 0) return;
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
   const K* kin = keys_in.data();
@@ -181,77 +144,76 @@ void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<cons
   K* kout = keys_out.data();
   V* vout = values_out.data();
   const cudaStream_t stream = policy.stream();
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu: {
-        sorting::copy_unless_same(which, policy, kin, kout, n, algorithm);
-        sorting::copy_unless_same(which, policy, vin, vout, n, algorithm);
-        B* bits = reinterpret_cast<B*>(kout);
-        thrust::stable_sort_by_key(thrust::omp::par, bits, bits + n, vout,
-                                   radix::ordered_less<B>{sorting::kind_of<K>(), descending});
-        break;
-      }
-      case impl::thrust:
-        sorting::copy_unless_same(which, policy, kin, kout, n, algorithm);
-        sorting::copy_unless_same(which, policy, vin, vout, n, algorithm);
-        sorting::on_thrust(policy, algorithm, [&](const auto& p) {
-          if (descending) {
-            thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::greater<K>{});
-          } else {
-            thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::less<K>{});
-          }
-        });
-        break;
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        if (kin != kout && vin != vout) {
-          cub_call(algorithm, "cub::DeviceRadixSort::SortPairs", policy, [&](void* temp, std::size_t& bytes, void*) {
-            return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, count, 0,
-                                                                          sorting::end_bit(sizeof(K)), stream)
-                              : cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, count, 0,
-                                                                sorting::end_bit(sizeof(K)), stream);
-          });
-        } else {
-          // An output that is its input: both sorted in place, between the outputs and buffers of
-          // the same sizes in scratch (the other input copied to its output first).
-          sorting::copy_unless_same(which, policy, kin, kout, n, algorithm);
-          sorting::copy_unless_same(which, policy, vin, vout, n, algorithm);
-          const std::size_t keys_bytes = radix::round256(n * sizeof(K));
-          cub::DoubleBuffer<K> keys;
-          cub::DoubleBuffer<V> values;
-          cub_call(
-              algorithm, "cub::DeviceRadixSort::SortPairs", policy,
-              [&](void* temp, std::size_t& bytes, void* extra) {
-                auto* e = static_cast<unsigned char*>(extra);
-                keys = cub::DoubleBuffer<K>(kout, reinterpret_cast<K*>(e));
-                values = cub::DoubleBuffer<V>(vout, reinterpret_cast<V*>(e == nullptr ? nullptr : e + keys_bytes));
-                return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, count, 0,
-                                                                              sorting::end_bit(sizeof(K)), stream)
-                                  : cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, count, 0,
-                                                                    sorting::end_bit(sizeof(K)), stream);
-              },
-              keys_bytes + n * sizeof(V),
-              [&](void*) {
-                if (keys.Current() != kout) {
-                  check(cudaMemcpyAsync(kout, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream),
-                        "cudaMemcpyAsync", algorithm);
-                }
-                if (values.Current() != vout) {
-                  check(cudaMemcpyAsync(vout, values.Current(), n * sizeof(V), cudaMemcpyDeviceToDevice, stream),
-                        "cudaMemcpyAsync", algorithm);
-                }
-              });
-        }
-        break;
-      }
-      case impl::raw:
-        radix::onesweep_sort<B, V>(algorithm, policy, reinterpret_cast<const B*>(kin), reinterpret_cast<B*>(kout), vin,
-                                   vout, false, n, sorting::kind_of<K>(), descending);
-        break;
-      default:
-        break;
-    }
-  });
+  const auto count = static_cast<std::int64_t>(n);
+  constexpr int end_bit = sorting::end_bit(sizeof(K));
+  dispatch({algorithm, sort_family, policy,
+            {array_ref::input(keys_in, "the keys"), array_ref::input(values_in, "the values").sized(n),
+             array_ref::output_of(keys_out, "the keys' output", 0).sized(n),
+             array_ref::output_of(values_out, "the values' output", 1).sized(n)},
+            n, 2 * (keys_in.size_bytes() + values_in.size_bytes())},
+           implementations{
+               .cpu =
+                   [&](const auto& p) {
+                     copy_unless_same(p, kin, kout, n, stream, algorithm);
+                     copy_unless_same(p, vin, vout, n, stream, algorithm);
+                     B* bits = reinterpret_cast<B*>(kout);
+                     thrust::stable_sort_by_key(p, bits, bits + n, vout,
+                                                radix::ordered_less<B>{sorting::kind_of<K>(), descending});
+                   },
+               .thrust =
+                   [&](const auto& p) {
+                     copy_unless_same(p, kin, kout, n, stream, algorithm);
+                     copy_unless_same(p, vin, vout, n, stream, algorithm);
+                     if (descending) {
+                       thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::greater<K>{});
+                     } else {
+                       thrust::stable_sort_by_key(p, kout, kout + n, vout, cuda::std::less<K>{});
+                     }
+                   },
+               .raw =
+                   [&] {
+                     radix::onesweep_sort<B, V>(algorithm, policy, reinterpret_cast<const B*>(kin),
+                                                reinterpret_cast<B*>(kout), vin, vout, false, n, sorting::kind_of<K>(),
+                                                descending);
+                   },
+               .cub =
+                   [&] {
+                     if (kin != kout && vin != vout) {
+                       cub_call(algorithm, "cub::DeviceRadixSort::SortPairs", policy, {n, descending},
+                                [&](void* temp, std::size_t& bytes, void*) {
+                                  return descending
+                                             ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout,
+                                                                                         count, 0, end_bit, stream)
+                                             : cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, count,
+                                                                               0, end_bit, stream);
+                                });
+                       return;
+                     }
+                     // An output that is its input: both sorted in place, between the outputs and
+                     // buffers of the same sizes in scratch (the other input copied to its output first).
+                     copy_unless_same(stream, kin, kout, n, algorithm);
+                     copy_unless_same(stream, vin, vout, n, algorithm);
+                     const std::size_t keys_bytes = round256(n * sizeof(K));
+                     cub::DoubleBuffer<K> keys;
+                     cub::DoubleBuffer<V> values;
+                     cub_call(
+                         algorithm, "cub::DeviceRadixSort::SortPairs", policy, {n, descending},
+                         [&](void* temp, std::size_t& bytes, void* extra) {
+                           auto* e = static_cast<unsigned char*>(extra);
+                           keys = cub::DoubleBuffer<K>(kout, reinterpret_cast<K*>(e));
+                           values = cub::DoubleBuffer<V>(vout, reinterpret_cast<V*>(e == nullptr ? nullptr : e + keys_bytes));
+                           return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, count,
+                                                                                         0, end_bit, stream)
+                                             : cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, count, 0,
+                                                                               end_bit, stream);
+                         },
+                         keys_bytes + n * sizeof(V),
+                         [&](void*) {
+                           copy_unless_same(stream, keys.Current(), kout, n, algorithm);
+                           copy_unless_same(stream, values.Current(), vout, n, algorithm);
+                         });
+                   },
+           });
 }
 
 // ---- argsort ------------------------------------------------------------------------------------------
@@ -260,66 +222,59 @@ void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<cons
 template <sort_key K, class I>
 void argsort(const execution_policy& policy, span<const K> keys, span<I> indices, sort_order order) {
   const char* algorithm = "argsort";
-  require_size(keys.size(), indices.size(), algorithm, "the indices");
   const std::size_t n = keys.size();
+  require_size(n, indices.size(), algorithm, "the indices");
   if (sizeof(I) == 4 && n > (std::size_t{1} << 31)) {  // a size check, before the others
     throw std::invalid_argument(std::string("prism::argsort: ") + std::to_string(n) +
                                 " keys are more than int32 indices can number (2^31); use int64 indices");
   }
-  const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(keys, "the keys"), array_ref::output_apart(indices, "the indices")},
-                             2 * keys.size_bytes() + 2 * indices.size_bytes());
-  if (n == 0) return;
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
   const K* k = keys.data();
   I* idx = indices.data();
   const cudaStream_t stream = policy.stream();
   const radix::index_order<B, I> by_key{reinterpret_cast<const B*>(k), sorting::kind_of<K>(), descending};
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        // Thrust has no argsort: the positions, merge-sorted by their keys.
-        if (which == impl::cpu) {
-          thrust::sequence(thrust::omp::par, idx, idx + n);
-          thrust::stable_sort(thrust::omp::par, idx, idx + n, by_key);
-        } else {
-          sorting::on_thrust(policy, algorithm, [&](const auto& p) { thrust::sequence(p, idx, idx + n); });
-          sorting::on_thrust(policy, algorithm, [&](const auto& p) { thrust::stable_sort(p, idx, idx + n, by_key); });
-        }
-        break;
-      case impl::cub: {
-        // The positions (in scratch) carried as values; the sorted keys go to scratch as well.
-        const auto count = static_cast<std::int64_t>(n);
-        const std::size_t keys_bytes = radix::round256(n * sizeof(K));
-        cub_call(
-            algorithm, "cub::DeviceRadixSort::SortPairs", policy,
-            [&](void* temp, std::size_t& bytes, void* extra) {
-              auto* e = static_cast<unsigned char*>(extra);
-              K* sorted_keys = reinterpret_cast<K*>(e);
-              I* positions = reinterpret_cast<I*>(e == nullptr ? nullptr : e + keys_bytes);
-              if (temp != nullptr) {
-                launch(algorithm, "iota_kernel", sorting::iota_kernel<I>, sorting::iota_grid(n), block_size, stream,
-                       positions, n);
-              }
-              return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, k, sorted_keys, positions, idx,
-                                                                            count, 0, sorting::end_bit(sizeof(K)), stream)
-                                : cub::DeviceRadixSort::SortPairs(temp, bytes, k, sorted_keys, positions, idx, count, 0,
-                                                                  sorting::end_bit(sizeof(K)), stream);
-            },
-            keys_bytes + n * sizeof(I));
-        break;
-      }
-      case impl::raw:
-        // The positions are made by the first pass as it loads the keys: no array of them is read.
-        radix::onesweep_sort<B, I>(algorithm, policy, reinterpret_cast<const B*>(k), nullptr, nullptr, idx, true, n,
-                                   sorting::kind_of<K>(), descending, true);
-        break;
-      default:
-        break;
-    }
-  });
+  // Thrust has no argsort: the positions, merge-sorted by their keys.
+  const auto on_thrust = [&](const auto& p) {
+    thrust::sequence(p, idx, idx + n);
+    thrust::stable_sort(p, idx, idx + n, by_key);
+  };
+  dispatch({algorithm, sort_family, policy,
+            {array_ref::input(keys, "the keys"), array_ref::output_apart(indices, "the indices")}, n,
+            2 * keys.size_bytes() + 2 * indices.size_bytes()},
+           implementations{
+               .cpu = on_thrust,
+               .thrust = on_thrust,
+               // The positions are made by the first pass as it loads the keys: no array of them is read.
+               .raw =
+                   [&] {
+                     radix::onesweep_sort<B, I>(algorithm, policy, reinterpret_cast<const B*>(k), nullptr, nullptr,
+                                                idx, true, n, sorting::kind_of<K>(), descending, true);
+                   },
+               // The positions (in scratch) carried as values; the sorted keys go to scratch as well.
+               .cub =
+                   [&] {
+                     const auto count = static_cast<std::int64_t>(n);
+                     const std::size_t keys_bytes = round256(n * sizeof(K));
+                     cub_call(
+                         algorithm, "cub::DeviceRadixSort::SortPairs", policy, {n, descending},
+                         [&](void* temp, std::size_t& bytes, void* extra) {
+                           auto* e = static_cast<unsigned char*>(extra);
+                           K* sorted_keys = reinterpret_cast<K*>(e);
+                           I* positions = reinterpret_cast<I*>(e == nullptr ? nullptr : e + keys_bytes);
+                           if (temp != nullptr) {
+                             launch(algorithm, "iota_kernel", sorting::iota_kernel<I>, sorting::iota_grid(n),
+                                    block_size, stream, positions, n);
+                           }
+                           return descending
+                                      ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, k, sorted_keys, positions,
+                                                                                  idx, count, 0, sorting::end_bit(sizeof(K)), stream)
+                                      : cub::DeviceRadixSort::SortPairs(temp, bytes, k, sorted_keys, positions, idx,
+                                                                        count, 0, sorting::end_bit(sizeof(K)), stream);
+                         },
+                         keys_bytes + n * sizeof(I));
+                   },
+           });
 }
 
 }  // namespace prism::detail

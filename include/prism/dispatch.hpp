@@ -70,6 +70,16 @@ struct array_ref {
   bool output;
   const char* name;   // "the first input", "the output", ...
   int in_place_of = any_input;
+  std::size_t expected = unchecked;  // the size the call requires of it, checked first
+
+  static constexpr std::size_t unchecked = ~std::size_t{0};
+
+  // The same array, required to have n elements.
+  constexpr array_ref sized(std::size_t n) const {
+    array_ref a = *this;
+    a.expected = n;
+    return a;
+  }
 
   template <class T>
   static array_ref input(span<T> s, const char* name) {
@@ -94,10 +104,15 @@ const char* input_name(std::size_t k) noexcept;
 void require_size(std::size_t expected, std::size_t actual, const char* algorithm,
                   const char* argument);
 
-// The checks above, then the implementation to run (never automatic). `bytes_moved` picks the row
-// of the family's table.
+// The checks above (every array's required size first), then the implementation to run (never
+// automatic). `bytes_moved` picks the row of the family's table; `result`, if given, is one more
+// output (a reduction's one-element array).
 impl prepare(const char* algorithm, const family& offered, const execution_policy& policy,
-             std::initializer_list<array_ref> arrays, std::size_t bytes_moved);
+             std::span<const array_ref> arrays, std::size_t bytes_moved, const array_ref* result = nullptr);
+inline impl prepare(const char* algorithm, const family& offered, const execution_policy& policy,
+                    std::initializer_list<array_ref> arrays, std::size_t bytes_moved) {
+  return prepare(algorithm, offered, policy, std::span<const array_ref>(arrays.begin(), arrays.size()), bytes_moved);
+}
 
 namespace detail {
 // The number of CUDA devices this process sees, asked once (0 without a driver or a device).

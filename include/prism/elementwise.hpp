@@ -114,6 +114,7 @@ struct elementwise {
                     span<const T> a, span<const T> b, span<T> out);
   static void generate(const execution_policy& policy, generator_op op, span<T> out,
                        scalar<T> start, scalar<T> step);
+  static void adjacent_difference(const execution_policy& policy, span<const T> x, span<T> out);
 };
 
 template <class From, class To>
@@ -302,6 +303,84 @@ void sequence(const execution_policy& policy, O&& out, scalar_of<O> start,
   detail::elementwise<value_t<O>>::generate(policy, generator_op::sequence, output_span(out), start, step);
 }
 
+// ---- adjacent differences, gathers and scatters ---------------------------------------------------
+
+// out[0] = x[0], out[i] = x[i] - x[i - 1] (the family's subtraction: integers wrap, the 16-bit
+// floats compute in float). out may be x exactly (in place). Any other operator: the generic
+// prism::adjacent_difference(x, out, op) of <prism/adjacent_difference.cuh>.
+template <class X, class O>
+  requires elementwise_arrays<O, X>
+void adjacent_difference(const execution_policy& policy, X&& x, O&& out) {
+  detail::elementwise<value_t<O>>::adjacent_difference(policy, input_span(x), output_span(out));
+}
+
+// How gather and scatter treat an index outside the array it points into.
+enum class bounds {
+  unchecked,  // the caller promises none is (as Thrust does): one outside is undefined behaviour
+  checked,    // every index is checked first, by a reduction over the map that the call waits for
+              // (so not inside a graph capture); one outside refuses the call, std::invalid_argument
+              // naming the first, with nothing written
+};
+
+// The index types of a map: int32 and int64.
+template <class M>
+concept index_array = array_of<M, std::int32_t> || array_of<M, std::int64_t>;
+
+// Elements that move as bits: any trivially copyable type of 1, 2, 4, 8 or 16 bytes.
+template <class T>
+concept movable_element = std::is_trivially_copyable_v<T> &&
+                          (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+
+namespace detail {
+struct alignas(16) bits128 {
+  std::uint64_t low, high;
+};
+template <std::size_t Size>
+using bits_of_size = std::conditional_t<
+    Size == 1, std::uint8_t,
+    std::conditional_t<Size == 2, std::uint16_t,
+                       std::conditional_t<Size == 4, std::uint32_t, std::conditional_t<Size == 8, std::uint64_t, bits128>>>>;
+
+// gather and scatter compiled per element size and index type (algorithms/elementwise/gather.cu).
+template <std::size_t Size, class I>
+struct permutation {
+  using bits = bits_of_size<Size>;
+  static void gather(const execution_policy& policy, span<const I> map, span<const bits> values, span<bits> out,
+                     bounds checking);
+  static void scatter(const execution_policy& policy, span<const bits> values, span<const I> map, span<bits> out,
+                      bounds checking);
+};
+
+template <class T>
+span<const bits_of_size<sizeof(T)>> as_bits(span<const T> s) {
+  return {reinterpret_cast<const bits_of_size<sizeof(T)>*>(s.data()), s.size()};
+}
+template <class T>
+span<bits_of_size<sizeof(T)>> as_bits(span<T> s) {
+  return {reinterpret_cast<bits_of_size<sizeof(T)>*>(s.data()), s.size()};
+}
+}  // namespace detail
+
+// out[i] = values[map[i]]: out has the map's size and overlaps nothing.
+template <class M, class V, class O>
+  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
+           array_of<V, value_t<O>>
+void gather(const execution_policy& policy, M&& map, V&& values, O&& out, bounds checking = bounds::unchecked) {
+  using P = detail::permutation<sizeof(value_t<O>), value_t<M>>;
+  P::gather(policy, input_span(map), detail::as_bits(input_span(values)), detail::as_bits(output_span(out)), checking);
+}
+
+// out[map[i]] = values[i]: the map has the values' size; out overlaps nothing, and keeps the
+// elements no index names. An index that appears twice leaves one of its values, which one is not
+// defined.
+template <class V, class M, class O>
+  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
+           array_of<V, value_t<O>>
+void scatter(const execution_policy& policy, V&& values, M&& map, O&& out, bounds checking = bounds::unchecked) {
+  using P = detail::permutation<sizeof(value_t<O>), value_t<M>>;
+  P::scatter(policy, detail::as_bits(input_span(values)), input_span(map), detail::as_bits(output_span(out)), checking);
+}
+
 // ---- the same without a policy: automatic, on the default stream ------------------------------
 
 template <class A, class B, class O> requires elementwise_arrays<O, A, B>
@@ -364,5 +443,15 @@ template <class O> requires elementwise_output<O>
 void sequence(O&& out, scalar_of<O> start, scalar_of<O> step = scalar_of<O>(1)) {
   sequence(par, out, start, step);
 }
+template <class X, class O> requires elementwise_arrays<O, X>
+void adjacent_difference(X&& x, O&& out) { adjacent_difference(par, x, out); }
+template <class M, class V, class O>
+  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
+           array_of<V, value_t<O>>
+void gather(M&& map, V&& values, O&& out, bounds checking = bounds::unchecked) { gather(par, map, values, out, checking); }
+template <class V, class M, class O>
+  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
+           array_of<V, value_t<O>>
+void scatter(V&& values, M&& map, O&& out, bounds checking = bounds::unchecked) { scatter(par, values, map, out, checking); }
 
 }  // namespace prism

@@ -30,8 +30,8 @@ enum class impl {
   cub,        // CUB's device-wide algorithm
 };
 
-constexpr std::string_view name(impl which) noexcept {
-  switch (which) {
+constexpr std::string_view name(impl i) noexcept {
+  switch (i) {
     case impl::automatic: return "automatic";
     case impl::cpu: return "cpu";
     case impl::thrust: return "thrust";

@@ -181,70 +181,40 @@ cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, F f, Op op, Acc iden
   }
 }
 
-template <class R, class V>
-__global__ void write_value_kernel(R* result, V value) {
-  *result = value;
-}
-
 template <class R, class V, class G>
 __global__ void finalize_kernel(R* result, const V* value, G finalize) {
   *result = finalize(*value);
 }
 
-inline constexpr std::size_t round_up(std::size_t bytes, std::size_t to) {
-  return (bytes + to - 1) / to * to;
-}
-
 // ---- cub ----------------------------------------------------------------------------------------
 
-// CUB writes the reduced value to `out`: the pinned host slot (returned), the caller's pointer
-// (when nothing is left to do), or a scratch slot that a one-thread kernel finalizes into the
-// caller's pointer.
+// CUB writes the reduced value to `at` (the pinned host slot when returned, or the caller's array)
+// when nothing is left to do; else to the first word of scratch, which a one-thread kernel
+// finalizes into the caller's array, or (returned) into the slot, finalized on the host.
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
-             G finalize, R* device_result, std::size_t n, const In*... in) {
+std::optional<R> reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+                            G finalize, R* at, bool returned, std::size_t n, const In*... in) {
   const cudaStream_t stream = policy.stream();
-  clear_stale_error();
-  // CUB's size query costs about as much host time as the call itself (it asks the device's
-  // occupancy). Its answer depends only on n and the device for one instantiation, so each host
-  // thread keeps its last one: a loop of same-size calls asks once.
-  struct size_memo {
-    int device = -1;
-    std::size_t n = 0, bytes = 0;
-  };
-  static thread_local size_memo memo;
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice", algorithm);
-  if (memo.device != device || memo.n != n) {
-    std::size_t bytes = 0;
-    check(cub_reduce(nullptr, bytes, f, op, identity, static_cast<Acc*>(nullptr), n, stream, in...),
-          "cub::DeviceReduce", algorithm);
-    memo = {device, n, bytes};
-  }
-  std::size_t temp_bytes = memo.bytes;
-  std::optional<host_slot> slot;
-  if (device_result == nullptr) slot.emplace(algorithm);
-  {
-    const std::size_t value_bytes = round_up(sizeof(Acc), 256);
-    const scratch lease = acquire_scratch(value_bytes + temp_bytes, with_explicit_stream(policy), algorithm);
-    auto* device_slot = static_cast<Acc*>(lease.device());
-    void* temp = static_cast<char*>(lease.device()) + value_bytes;
-    constexpr bool finished = std::is_same_v<G, functors::no_finalize> && std::is_same_v<R, Acc>;
-    Acc* out = slot ? static_cast<Acc*>(slot->get())
-               : finished ? reinterpret_cast<Acc*>(device_result)
-                          : device_slot;
-    check(cub_reduce(temp, temp_bytes, f, op, identity, out, n, stream, in...), "cub::DeviceReduce",
-          algorithm);
-    if (!slot) {
-      if constexpr (!finished) {
-        launch(algorithm, "finalize_kernel", finalize_kernel<R, Acc, G>, 1, 1, stream, device_result,
-               static_cast<const Acc*>(device_slot), finalize);
-      }
-      return R{};
-    }
-  }
+  constexpr bool finished = std::is_same_v<G, functors::no_finalize> && std::is_same_v<R, Acc>;
+  static_assert(sizeof(Acc) <= host_slot::bytes, "a returned accumulator must fit the pinned host slot");
+  cub_call(
+      algorithm, "cub::DeviceReduce", policy, {n},
+      [&](void* temp, std::size_t& bytes, void* extra) {
+        Acc* out = finished || returned ? reinterpret_cast<Acc*>(at) : static_cast<Acc*>(extra);
+        return cub_reduce(temp, bytes, f, op, identity, out, n, stream, in...);
+      },
+      finished || returned ? 0 : sizeof(Acc),
+      [&](void* extra) {
+        if constexpr (!finished) {
+          if (!returned) {
+            launch(algorithm, "finalize_kernel", finalize_kernel<R, Acc, G>, 1, 1, stream, at,
+                   static_cast<const Acc*>(extra), finalize);
+          }
+        }
+      });
+  if (finished || !returned) return std::nullopt;
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
-  return static_cast<R>(finalize(*static_cast<Acc*>(slot->get())));
+  return static_cast<R>(finalize(*reinterpret_cast<const Acc*>(at)));
 }
 
 // ---- raw: the tuned kernel ----------------------------------------------------------------------
@@ -325,8 +295,8 @@ __global__ void __launch_bounds__(block_size)
 }
 
 template <int V, class R, class Acc, class F, class Op, class G, class... In>
-R reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
-                  G finalize, R* device_result, std::size_t n, std::size_t head, const In*... in) {
+void reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+                     G finalize, R* at, std::size_t n, std::size_t head, const In*... in) {
   const auto kernel = reduce_vector_kernel<V, Acc, F, Op, G, R, In...>;
   static const int blocks_per_sm = [&] {
     int blocks = 0;
@@ -340,114 +310,60 @@ R reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op
       std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1,
                               std::size_t(multiprocessor_count()) * blocks_per_sm));
 
-  const cudaStream_t stream = policy.stream();
-  std::optional<host_slot> slot;
-  if (device_result == nullptr) slot.emplace(algorithm);
-  R* out = slot ? static_cast<R*>(slot->get()) : device_result;
-  {
-    const scratch lease = acquire_scratch(blocks > 1 ? blocks * sizeof(staged<Acc>) : 0,
-                                          with_explicit_stream(policy), algorithm);
-    launch(algorithm, "reduce_vector_kernel", kernel, blocks, block_size, stream, f, op, identity,
-           finalize, out, static_cast<staged<Acc>*>(lease.device()), lease.zeroed_counter(), n, head,
-           vectors, in...);
-  }
-  if (!slot) return R{};
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
-  return *out;
+  const scratch lease = acquire_scratch(blocks > 1 ? blocks * sizeof(staged<Acc>) : 0,
+                                        with_explicit_stream(policy), algorithm);
+  launch(algorithm, "reduce_vector_kernel", kernel, blocks, block_size, policy.stream(), f, op, identity,
+         finalize, at, static_cast<staged<Acc>*>(lease.device()), lease.zeroed_counter(), n, head, vectors, in...);
 }
 
+// The result goes to `at` on the stream.
 template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce_raw(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
-             G finalize, R* device_result, std::size_t n, const In*... in) {
-  static_assert(sizeof(R) <= host_slot::bytes, "a returned result must fit the pinned host slot");
+std::optional<R> reduce_raw(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+                            G finalize, R* at, std::size_t n, const In*... in) {
   constexpr int V = vector_width<In...>;
   // Inputs misaligned with respect to each other have no vector-aligned start: then the same
   // kernel runs on single elements.
   const std::size_t head = vector_aligned_head<V>(n, in...);
   if (head < V || sizeof...(In) == 1) {
-    return reduce_raw_with<V>(algorithm, policy, f, op, identity, finalize, device_result, n,
-                              std::min(head, n), in...);
+    reduce_raw_with<V>(algorithm, policy, f, op, identity, finalize, at, n, std::min(head, n), in...);
+  } else if constexpr (sizeof...(In) > 1) {
+    reduce_raw_with<1>(algorithm, policy, f, op, identity, finalize, at, n, 0, in...);
   }
-  if constexpr (sizeof...(In) > 1) {
-    return reduce_raw_with<1>(algorithm, policy, f, op, identity, finalize, device_result, n, 0, in...);
-  }
-  return R{};
+  return std::nullopt;
 }
 
-// The implementation `which` (resolved by prepare()) on n elements. f takes (index, elements...).
-// The result goes to device_result (asynchronously) or, if that is null, is returned.
-template <class R, class Acc, class F, class Op, class G, class... In>
-R reduce(const char* algorithm, impl which, const execution_policy& policy, F f, Op op,
-         Acc identity, G finalize, R* device_result, std::size_t n, const In*... in) {
-  const cudaStream_t stream = policy.stream();
-  const bool returned = device_result == nullptr;
-  if (which != impl::cpu && returned) require_not_capturing(stream, algorithm);
-  return translate_errors(algorithm, [&]() -> R {
-    if (n == 0) {
-      const R empty = static_cast<R>(finalize(identity));
-      if (returned) return empty;
-      if (which == impl::cpu) {
-        *device_result = empty;
-      } else {
-        launch(algorithm, "write_value_kernel", write_value_kernel<R, R>, 1, 1, stream, device_result, empty);
-      }
-      return R{};
-    }
-    switch (which) {
-      case impl::cpu:
-        if constexpr (host_callable<typename unwrap_index<F>::type, Op>) {
-          const R r = static_cast<R>(finalize(thrust_reduce(thrust::omp::par, f, op, identity, n, in...)));
-          if (returned) return r;
-          *device_result = r;
-          return R{};
-        } else {
-          refuse_device_lambda(algorithm);
-        }
-      case impl::thrust: {
-        scratch_allocator allocator(with_explicit_stream(policy), algorithm);
-        clear_stale_error();
-        const auto on_stream = thrust::cuda::par_nosync(allocator).on(stream);
-        // Returned: thrust::reduce, which waits and copies the value back. Into device memory:
-        // reduce_into, finalized on the way out, and nothing waits.
-        if (returned) return static_cast<R>(finalize(thrust_reduce(on_stream, f, op, identity, n, in...)));
-        thrust_reduce_into(on_stream, f, op, identity, n,
-                           thrust::make_transform_output_iterator(device_result, finalized_as<R, G>{finalize}), in...);
-        return R{};
-      }
-      case impl::raw:
-        return reduce_raw(algorithm, policy, f, op, identity, finalize, device_result, n, in...);
-      case impl::cub:
-        return reduce_cub(algorithm, policy, f, op, identity, finalize, device_result, n, in...);
-      default:
-        return R{};  // prepare() has refused or resolved everything else
-    }
-  });
-}
-
-// The checks every reduction makes (inputs of one size, the result one element), then the
-// implementation. `inputs` is a tuple of read-only spans.
+// Every reduction: its inputs of one size, its result returned or into a one-element array
+// (`result`, null when returned), and its implementations side by side. f takes (index, elements...).
 template <class R, class Acc, class F, class Op, class G, class... In>
 R reduce_spans(const char* algorithm, const family& offered, const execution_policy& policy, F f,
                Op op, Acc identity, G finalize, span<R>* result, const std::tuple<span<In>...>& inputs) {
-  const auto& first = std::get<0>(inputs);
-  const bool into_array = result != nullptr;
-  if (into_array) require_size(1, result->size(), algorithm, "the result");
+  const std::size_t n = std::get<0>(inputs).size();
+  const bool returned = result == nullptr;
   return std::apply(
-      [&](const auto&... in) {
+      [&](const auto&... x) {
         std::size_t k = 0;
-        (require_size(first.size(), in.size(), algorithm, input_name(k++)), ...);
-        const std::size_t bytes = (in.size_bytes() + ...);
-        k = 0;
-        const impl which =
-            into_array ? prepare(algorithm, offered, policy,
-                                 {array_ref::input(in, input_name(k++))...,
-                                  array_ref::output_of(*result, "the result")},
-                                 bytes)
-                       : prepare(algorithm, offered, policy,
-                                 {array_ref::input(in, input_name(k++))...}, bytes);
-        return reduce<R>(algorithm, which, policy, f, op, identity, finalize,
-                         into_array ? result->data() : nullptr, first.size(),
-                         static_cast<const In*>(in.data())...);
+        const auto on_cpu = [&](const auto& p, R*) -> std::optional<R> {
+          return static_cast<R>(finalize(thrust_reduce(p, f, op, identity, n, x.data()...)));
+        };
+        // Returned: thrust::reduce, which waits and copies the value back. Into device memory:
+        // reduce_into, finalized on the way out, and nothing waits.
+        const auto on_thrust = [&](const auto& p, R* at) -> std::optional<R> {
+          if (returned) return on_cpu(p, at);
+          thrust_reduce_into(p, f, op, identity, n,
+                             thrust::make_transform_output_iterator(at, finalized_as<R, G>{finalize}), x.data()...);
+          return std::nullopt;
+        };
+        return dispatch<typename unwrap_index<F>::type, Op>(
+            {algorithm, offered, policy, {array_ref::input(x, input_name(k++)).sized(n)...}, n},
+            result_to<R>{result, static_cast<R>(finalize(identity))},
+            implementations{
+                .cpu = on_cpu,
+                .thrust = on_thrust,
+                .raw = [&](R* at) { return reduce_raw(algorithm, policy, f, op, identity, finalize, at, n, x.data()...); },
+                .cub = [&](R* at) {
+                  return reduce_cub(algorithm, policy, f, op, identity, finalize, at, returned, n, x.data()...);
+                },
+            });
       },
       inputs);
 }

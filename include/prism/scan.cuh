@@ -862,256 +862,190 @@ auto thrust_operator(const Policy&, Op op) {
 template <bool Exclusive, class T, class Op>
 void scan_spans(const char* algorithm, const execution_policy& policy, span<const T> x, span<T> out, Op op,
                 T init) {
-  require_size(x.size(), out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, scan_family_of<scan_operation::scan, sizeof(T)>, policy,
-                             {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
-                             x.size_bytes() + out.size_bytes());
   const std::size_t n = x.size();
-  if (n == 0) return;
   const T* in = x.data();
   T* o = out.data();
   const cudaStream_t stream = policy.stream();
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        run_thrust<Op>(which, policy, algorithm, [&](const auto& p) {
-          if constexpr (Exclusive) {
-            thrust::exclusive_scan(p, in, in + n, o, init, thrust_operator(p, op));
-          } else {
-            thrust::inclusive_scan(p, in, in + n, o, thrust_operator(p, op));
-          }
-        });
-        break;
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        cub_call(algorithm, "cub::DeviceScan", policy, [&](void* temp, std::size_t& bytes, void*) {
-          if constexpr (Exclusive) {
-            return cub::DeviceScan::ExclusiveScan(temp, bytes, in, o, cub_operator(op), init, count, stream);
-          } else {
-            return cub::DeviceScan::InclusiveScan(temp, bytes, in, o, cub_operator(op), count, stream);
-          }
-        });
-        break;
-      }
-      case impl::raw: {
-        // One kernel for both kinds: whether it is exclusive is an argument.
-        using Program = scan_program<T, Op>;
-        constexpr int V = Program::vector;
-        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
-          return Program{in, o, n, op, Exclusive, init, vector_aligned<V>(in), vector_aligned<V>(o)};
-        });
-        break;
-      }
-      default:
-        break;  // prepare() has resolved automatic and refused the rest
+  const auto on_thrust = [&](const auto& p) {
+    if constexpr (Exclusive) {
+      thrust::exclusive_scan(p, in, in + n, o, init, thrust_operator(p, op));
+    } else {
+      thrust::inclusive_scan(p, in, in + n, o, thrust_operator(p, op));
     }
-  });
+  };
+  dispatch<Op>({algorithm, scan_family_of<scan_operation::scan, sizeof(T)>, policy,
+                {array_ref::input(x, "the input"), array_ref::output_of(out, "the output").sized(n)}, n},
+               implementations{
+                   .cpu = on_thrust,
+                   .thrust = on_thrust,
+                   // One kernel for both kinds: whether it is exclusive is an argument.
+                   .raw =
+                       [&] {
+                         using Program = scan_program<T, Op>;
+                         constexpr int V = Program::vector;
+                         run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+                           return Program{in, o, n, op, Exclusive, init, vector_aligned<V>(in), vector_aligned<V>(o)};
+                         });
+                       },
+                   .cub =
+                       [&] {
+                         const auto count = static_cast<std::int64_t>(n);
+                         cub_call(algorithm, "cub::DeviceScan", policy, {n}, [&](void* temp, std::size_t& bytes, void*) {
+                           if constexpr (Exclusive) {
+                             return cub::DeviceScan::ExclusiveScan(temp, bytes, in, o, cub_operator(op), init, count,
+                                                                   stream);
+                           } else {
+                             return cub::DeviceScan::InclusiveScan(temp, bytes, in, o, cub_operator(op), count, stream);
+                           }
+                         });
+                       },
+               });
 }
 
 template <bool Exclusive, class K, class T, class Op, class Eq>
 void scan_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys, span<const T> x,
                        span<T> out, Op op, Eq eq, T init) {
-  require_size(keys.size(), x.size(), algorithm, "the values");
-  require_size(keys.size(), out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, scan_family_of<scan_operation::scan_by_key, widest<K, T>>, policy,
-                             {array_ref::input(keys, "the keys"), array_ref::input(x, "the values"),
-                              // In place over the values only: a tile reads the key before its first element.
-                              array_ref::output_of(out, "the output", 1)},
-                             keys.size_bytes() + x.size_bytes() + out.size_bytes());
-  const std::size_t n = x.size();
-  if (n == 0) return;
+  const std::size_t n = keys.size();
   const K* k = keys.data();
   const T* in = x.data();
   T* o = out.data();
   const cudaStream_t stream = policy.stream();
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) {
-          if constexpr (Exclusive) {
-            thrust::exclusive_scan_by_key(p, k, k + n, in, o, init, eq, thrust_operator(p, op));
-          } else {
-            thrust::inclusive_scan_by_key(p, k, k + n, in, o, eq, thrust_operator(p, op));
-          }
-        });
-        break;
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        cub_call(algorithm, "cub::DeviceScan", policy, [&](void* temp, std::size_t& bytes, void*) {
-          if constexpr (Exclusive) {
-            return cub::DeviceScan::ExclusiveScanByKey(temp, bytes, k, in, o, cub_operator(op), init, count, eq,
-                                                       stream);
-          } else {
-            return cub::DeviceScan::InclusiveScanByKey(temp, bytes, k, in, o, cub_operator(op), count, eq, stream);
-          }
-        });
-        break;
-      }
-      case impl::raw: {
-        using Program = scan_by_key_program<K, T, Op, Eq>;
-        constexpr int V = Program::vector;
-        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
-          return Program{k, in, o, n, op, eq, Exclusive, init, vector_aligned<V>(k), vector_aligned<V>(in),
-                         vector_aligned<V>(o)};
-        });
-        break;
-      }
-      default:
-        break;
+  const auto on_thrust = [&](const auto& p) {
+    if constexpr (Exclusive) {
+      thrust::exclusive_scan_by_key(p, k, k + n, in, o, init, eq, thrust_operator(p, op));
+    } else {
+      thrust::inclusive_scan_by_key(p, k, k + n, in, o, eq, thrust_operator(p, op));
     }
-  });
+  };
+  dispatch<Op, Eq>(
+      {algorithm, scan_family_of<scan_operation::scan_by_key, widest<K, T>>, policy,
+       {array_ref::input(keys, "the keys"), array_ref::input(x, "the values").sized(n),
+        // In place over the values only: a tile reads the key before its first element.
+        array_ref::output_of(out, "the output", 1).sized(n)},
+       n},
+      implementations{
+          .cpu = on_thrust,
+          .thrust = on_thrust,
+          .raw =
+              [&] {
+                using Program = scan_by_key_program<K, T, Op, Eq>;
+                constexpr int V = Program::vector;
+                run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+                  return Program{k,  in, o, n, op, eq, Exclusive, init, vector_aligned<V>(k), vector_aligned<V>(in),
+                                 vector_aligned<V>(o)};
+                });
+              },
+          .cub =
+              [&] {
+                const auto count = static_cast<std::int64_t>(n);
+                cub_call(algorithm, "cub::DeviceScan", policy, {n}, [&](void* temp, std::size_t& bytes, void*) {
+                  if constexpr (Exclusive) {
+                    return cub::DeviceScan::ExclusiveScanByKey(temp, bytes, k, in, o, cub_operator(op), init, count, eq,
+                                                               stream);
+                  } else {
+                    return cub::DeviceScan::InclusiveScanByKey(temp, bytes, k, in, o, cub_operator(op), count, eq,
+                                                               stream);
+                  }
+                });
+              },
+      });
 }
 
 // ---- selections -----------------------------------------------------------------------------------
 
-// A selection's count: returned (through a pinned host slot that the call waits for) or into the
-// caller's one-element array. run(destination) runs the implementation: cpu and thrust return the
-// count (Thrust has waited for it), raw and cub write it to `destination` on the stream.
-template <class Run>
-std::size_t with_count(const char* algorithm, impl which, const execution_policy& policy, std::size_t n,
-                       span<std::size_t>* into, Run run) {
-  const cudaStream_t stream = policy.stream();
-  const bool returned = into == nullptr;
-  if (which != impl::cpu && (returned || which == impl::thrust)) require_not_capturing(stream, algorithm);
-  return translate_errors(algorithm, [&]() -> std::size_t {
-    if (which == impl::cpu) {
-      const std::size_t c = n == 0 ? 0 : run(static_cast<std::size_t*>(nullptr));
-      if (!returned) *into->data() = c;
-      return c;
-    }
-    if (n == 0 || which == impl::thrust) {
-      const std::size_t c = n == 0 ? 0 : run(static_cast<std::size_t*>(nullptr));
-      // The value rides in the launch: no copy.
-      if (!returned) launch(algorithm, "write_count_kernel", write_count_kernel<std::size_t>, 1, 1, stream, into->data(), c);
-      return c;
-    }
-    std::optional<host_slot> slot;
-    if (returned) slot.emplace(algorithm);
-    std::size_t* destination = returned ? static_cast<std::size_t*>(slot->get()) : into->data();
-    run(destination);
-    if (!returned) return 0;
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
-    return *destination;
-  });
+// A selection's count is its result: returned (through a pinned host slot that the call waits for)
+// or into the caller's one-element array. cpu and thrust return it (Thrust has waited for it), raw
+// and cub write it to the destination on the stream. Every array has the input's n elements, and
+// no output is an input, not even exactly (in place is not offered: CUB's and Thrust's selections
+// do not allow it either).
+inline result_to<std::size_t> count_to(span<std::size_t>* into) {
+  return {into, 0, "the count", true};
 }
-
-// The checks of a selection: every array of n elements; the count one element; then prepare()'s
-// checks, with the operation's `automatic` table. Its callers declare every output apart: no output
-// is an input, not even exactly (in place is not offered: CUB's and Thrust's selections do not
-// allow it either).
-template <std::size_t N>
-impl prepare_selection(const char* algorithm, const family& offered, const execution_policy& policy, std::size_t n,
-                       const array_ref (&arrays)[N], span<std::size_t>* into) {
-  std::size_t bytes = 0;
-  for (const array_ref& a : arrays) {
-    require_size(n, a.size, algorithm, a.name);
-    bytes += a.bytes;
-  }
-  if (into != nullptr) require_size(1, into->size(), algorithm, "the count");
-  const array_ref count = into != nullptr ? array_ref::output_apart(*into, "the count")
-                                          : array_ref{nullptr, 0, 0, true, "the count", array_ref::no_input};
-  if constexpr (N == 2) {
-    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], count}, bytes);
-  } else if constexpr (N == 3) {
-    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], arrays[2], count}, bytes);
-  } else {
-    static_assert(N == 4);
-    return prepare(algorithm, offered, policy, {arrays[0], arrays[1], arrays[2], arrays[3], count}, bytes);
-  }
-}
+using counted = std::optional<std::size_t>;
 
 template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
                          span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
   const std::size_t n = x.size();
-  const array_ref arrays[] = {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags"),
-                              array_ref::output_apart(out, "the output")};
   const family& offered = partition ? scan_family_of<scan_operation::partition, widest<P, S>>
                                      : scan_family_of<scan_operation::compact, widest<P, S>>;
-  const impl which = prepare_selection(algorithm, offered, policy, n, arrays, into);
   const P* in = x.data();
   const S* st = stencil.data();
   P* o = out.data();
   const cudaStream_t stream = policy.stream();
-  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        if (!partition) {
-          return run_thrust<Pred>(which, policy, algorithm,
-                                  [&](const auto& p) { return std::size_t(thrust::copy_if(p, in, in + n, st, o, pred) - o); });
-        } else {
-          // The others start after the kept ones: counted first (Thrust waits for the count).
-          const std::size_t kept = run_thrust<Pred>(which, policy, algorithm, [&](const auto& p) {
-            return static_cast<std::size_t>(thrust::count_if(p, st, st + n, pred));
-          });
-          run_thrust<Pred>(which, policy, algorithm, [&](const auto& p) {
-            thrust::stable_partition_copy(p, in, in + n, st, o, o + kept, pred);
-          });
-          return kept;
-        }
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        if (!partition) {
-          // Flags as CUB reads them (nonzero is true) take its tuned kernel, Flagged: 1.2x FlaggedIf's
-          // with the same predicate (float values, uint8 flags, 2^28, H200).
-          constexpr bool plain_flags = std::is_same_v<Pred, functors::nonzero<S>>;
-          cub_call(algorithm, plain_flags ? "cub::DeviceSelect::Flagged" : "cub::DeviceSelect::FlaggedIf", policy,
-                   [&](void* temp, std::size_t& bytes, void*) {
-                     if constexpr (plain_flags) {
-                       return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, count, stream);
-                     } else {
-                       return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, count, pred, stream);
-                     }
-                   });
-        } else {
-          // CUB's count into scratch, where the turning kernel reads it.
-          const thrust::transform_iterator<Pred, const S*, bool, bool> flags(st, pred);
-          cub_call(
-              algorithm, "cub::DevicePartition::Flagged", policy,
-              [&](void* temp, std::size_t& bytes, void* extra) {
-                return cub::DevicePartition::Flagged(temp, bytes, in, flags, o, static_cast<std::size_t*>(extra),
-                                                     count, stream);
-              },
-              sizeof(std::size_t),
-              [&](void* extra) {
-                launch(algorithm, "reverse_tail_kernel", reverse_tail_kernel<P>, blocks_for((n + 1) / 2), block_size,
-                       stream, o, n, static_cast<const std::size_t*>(extra), destination);
-              });
-        }
-        return 0;
-      }
-      case impl::raw: {
-        using Flags = stencil_flags<S, Pred>;
-        using Program = select_program<P, nothing, Flags>;
-        constexpr int V = Program::vector;
-        const auto make = [&](void* extra) {
-          return Program{in, nullptr, o, nullptr, Flags{st, pred, vector_aligned<V>(st)}, n, vector_aligned<V>(in),
-                         false, partition, static_cast<const unsigned long long*>(extra), destination};
-        };
-        if (!partition) {
-          run_single_pass<Program>(algorithm, policy, n, make);
-        } else {
-          // The rejected elements start after every kept one: the flags are counted first (n bytes
-          // more read), into the zeroed extra word the kernel then reads.
-          constexpr int W = scan_vector<S>;
-          run_single_pass<Program>(algorithm, policy, n, make, sizeof(unsigned long long),
-                                   [&](void* extra, cudaStream_t s) {
-                                     const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
-                                         blocks_for((n + W - 1) / W), std::size_t(multiprocessor_count()) * 8));
-                                     launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, blocks,
-                                            block_size, s, st, pred, n, vector_aligned<W>(st),
-                                            static_cast<unsigned long long*>(extra));
-                                   });
-        }
-        return 0;
-      }
-      default:
-        return 0;
-    }
-  });
+  const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
+    if (!partition) return thrust::copy_if(p, in, in + n, st, o, pred) - o;
+    // The others start after the kept ones: counted first (Thrust waits for the count).
+    const std::size_t kept = thrust::count_if(p, st, st + n, pred);
+    thrust::stable_partition_copy(p, in, in + n, st, o, o + kept, pred);
+    return kept;
+  };
+  return dispatch<Pred>(
+      {algorithm, offered, policy,
+       {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags").sized(n),
+        array_ref::output_apart(out, "the output").sized(n)},
+       n},
+      count_to(into),
+      implementations{
+          .cpu = on_thrust,
+          .thrust = on_thrust,
+          .raw = [&](std::size_t* destination) -> counted {
+            using Flags = stencil_flags<S, Pred>;
+            using Program = select_program<P, nothing, Flags>;
+            constexpr int V = Program::vector;
+            const auto make = [&](void* extra) {
+              return Program{in, nullptr, o, nullptr, Flags{st, pred, vector_aligned<V>(st)}, n, vector_aligned<V>(in),
+                             false, partition, static_cast<const unsigned long long*>(extra), destination};
+            };
+            if (!partition) {
+              run_single_pass<Program>(algorithm, policy, n, make);
+              return std::nullopt;
+            }
+            // The rejected elements start after every kept one: the flags are counted first (n
+            // bytes more read), into the zeroed extra word the kernel then reads.
+            constexpr int W = scan_vector<S>;
+            run_single_pass<Program>(algorithm, policy, n, make, sizeof(unsigned long long),
+                                     [&](void* extra, cudaStream_t s) {
+                                       const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
+                                           blocks_for((n + W - 1) / W), std::size_t(multiprocessor_count()) * 8));
+                                       launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, blocks,
+                                              block_size, s, st, pred, n, vector_aligned<W>(st),
+                                              static_cast<unsigned long long*>(extra));
+                                     });
+            return std::nullopt;
+          },
+          .cub = [&](std::size_t* destination) -> counted {
+            const auto items = static_cast<std::int64_t>(n);
+            if (!partition) {
+              // Flags as CUB reads them (nonzero is true) take its tuned kernel, Flagged, faster than
+              // FlaggedIf with the same predicate (docs/benchmarks/scan.md, compact rows).
+              constexpr bool plain_flags = std::is_same_v<Pred, functors::nonzero<S>>;
+              cub_call(algorithm, plain_flags ? "cub::DeviceSelect::Flagged" : "cub::DeviceSelect::FlaggedIf", policy,
+                       {n}, [&](void* temp, std::size_t& bytes, void*) {
+                         if constexpr (plain_flags) {
+                           return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, items, stream);
+                         } else {
+                           return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, items, pred, stream);
+                         }
+                       });
+              return std::nullopt;
+            }
+            // CUB's count into scratch, where the turning kernel reads it.
+            const thrust::transform_iterator<Pred, const S*, bool, bool> flags(st, pred);
+            cub_call(
+                algorithm, "cub::DevicePartition::Flagged", policy, {n},
+                [&](void* temp, std::size_t& bytes, void* extra) {
+                  return cub::DevicePartition::Flagged(temp, bytes, in, flags, o, static_cast<std::size_t*>(extra), items,
+                                                       stream);
+                },
+                sizeof(std::size_t),
+                [&](void* extra) {
+                  launch(algorithm, "reverse_tail_kernel", reverse_tail_kernel<P>, blocks_for((n + 1) / 2), block_size,
+                         stream, o, n, static_cast<const std::size_t*>(extra), destination);
+                });
+            return std::nullopt;
+          },
+      });
 }
 
 // unique (ByKey false: the keys are the values, `values` empty) and unique_by_key.
@@ -1119,50 +1053,25 @@ template <bool ByKey, class K, class P, class Eq>
 std::size_t unique_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
                          span<const P> values, span<K> keys_out, span<P> values_out, Eq eq, span<std::size_t>* into) {
   const std::size_t n = keys.size();
-  impl which;
-  if constexpr (ByKey) {
-    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                                array_ref::output_apart(keys_out, "the keys' output"),
-                                array_ref::output_apart(values_out, "the values' output")};
-    which = prepare_selection(algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy, n,
-                              arrays, into);
-  } else {
-    const array_ref arrays[] = {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the output")};
-    which = prepare_selection(algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy, n, arrays, into);
-    if (which == impl::thrust && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
-  }
   const K* k = keys.data();
   const P* v = values.data();
   K* ko = keys_out.data();
   P* vo = values_out.data();
   const cudaStream_t stream = policy.stream();
-  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        return run_thrust<Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
-          if constexpr (ByKey) {
-            return thrust::unique_by_key_copy(p, k, k + n, v, ko, vo, eq).first - ko;
-          } else {
-            return thrust::unique_copy(p, k, k + n, ko, eq) - ko;
-          }
-        });
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        cub_call(algorithm, "cub::DeviceSelect", policy, [&](void* temp, std::size_t& bytes, void*) {
-          if constexpr (ByKey) {
-            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, v, ko, vo, destination, count, eq, stream);
-          } else if constexpr (std::is_same_v<Eq, functors::equal_to<K>>) {
-            return cub::DeviceSelect::Unique(temp, bytes, k, ko, destination, count, stream);
-          } else {
-            // Unique compares with == only: by key, carrying nothing.
-            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, cuda::constant_iterator<char>(0), ko,
-                                                  thrust::discard_iterator<>(), destination, count, eq, stream);
-          }
-        });
-        return 0;
-      }
-      case impl::raw: {
+  const auto on_cpu = [&](const auto& p, std::size_t*) -> counted {
+    if constexpr (ByKey) {
+      return thrust::unique_by_key_copy(p, k, k + n, v, ko, vo, eq).first - ko;
+    } else {
+      return thrust::unique_copy(p, k, k + n, ko, eq) - ko;
+    }
+  };
+  const implementations unique{
+      .cpu = on_cpu,
+      .thrust = [&](const auto& p, std::size_t* at) -> counted {
+        if (!ByKey && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "thrust", n);
+        return on_cpu(p, at);
+      },
+      .raw = [&](std::size_t* destination) -> counted {
         using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
         using Program = select_program<K, Q, Flags>;
@@ -1177,12 +1086,37 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
           return Program{k, q, ko, qo, Flags{k, eq}, n, vector_aligned<V>(k), vector_aligned<V>(q), false, nullptr,
                          destination};
         });
-        return 0;
-      }
-      default:
-        return 0;
-    }
-  });
+        return std::nullopt;
+      },
+      .cub = [&](std::size_t* destination) -> counted {
+        const auto items = static_cast<std::int64_t>(n);
+        cub_call(algorithm, "cub::DeviceSelect", policy, {n}, [&](void* temp, std::size_t& bytes, void*) {
+          if constexpr (ByKey) {
+            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, v, ko, vo, destination, items, eq, stream);
+          } else if constexpr (std::is_same_v<Eq, functors::equal_to<K>>) {
+            return cub::DeviceSelect::Unique(temp, bytes, k, ko, destination, items, stream);
+          } else {
+            // Unique compares with == only: by key, carrying nothing.
+            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, cuda::constant_iterator<char>(0), ko,
+                                                  thrust::discard_iterator<>(), destination, items, eq, stream);
+          }
+        });
+        return std::nullopt;
+      },
+  };
+  if constexpr (ByKey) {
+    return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy,
+                         {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
+                          array_ref::output_apart(keys_out, "the keys' output").sized(n),
+                          array_ref::output_apart(values_out, "the values' output").sized(n)},
+                         n},
+                        count_to(into), unique);
+  } else {
+    return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy,
+                         {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the output").sized(n)},
+                         n},
+                        count_to(into), unique);
+  }
 }
 
 // Thrust's and CUB's reduce_by_key write, for each run, the key just before the next run starts
@@ -1216,26 +1150,9 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                                 span<const T> values, span<K> keys_out, span<T> sums_out, Op op, Eq eq,
                                 span<std::size_t>* into) {
   const std::size_t n = keys.size();
-  impl which;
-  if constexpr (Encode) {
-    const array_ref arrays[] = {array_ref::input(keys, "the input"),
-                                array_ref::output_apart(keys_out, "the values' output"),
-                                array_ref::output_apart(sums_out, "the counts")};
-    // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
-    constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
-    which = prepare_selection(algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>,
-                              policy, n, arrays, into);
-  } else {
-    const array_ref arrays[] = {array_ref::input(keys, "the keys"), array_ref::input(values, "the values"),
-                                array_ref::output_apart(keys_out, "the keys' output"),
-                                array_ref::output_apart(sums_out, "the sums")};
-    which = prepare_selection(algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy, n,
-                              arrays, into);
-  }
   // Equal integer keys have the same bits, so any key of a run is its first: only then may Thrust
   // and CUB write the keys themselves.
   constexpr bool keys_by_bits = std::is_same_v<Eq, functors::equal_to<K>> && std::is_integral_v<K>;
-  if (Encode && keys_by_bits && which == impl::cub && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
   const K* k = keys.data();
   K* ko = keys_out.data();
   T* so = sums_out.data();
@@ -1248,32 +1165,46 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
       return values.data();
     }
   }();
-  return with_count(algorithm, which, policy, n, into, [&](std::size_t* destination) -> std::size_t {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        return run_thrust<Op, Eq>(which, policy, algorithm, [&](const auto& p) -> std::size_t {
-          if constexpr (keys_by_bits) {
-            return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
+  const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
+    if constexpr (keys_by_bits) {
+      return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
+    } else {
+      const auto pairs_out = thrust::make_zip_iterator(ko, so);
+      const auto positioned = thrust::make_zip_iterator(k, thrust::counting_iterator<std::size_t>(0));
+      return thrust::reduce_by_key(p, positioned, positioned + n, thrust::make_zip_iterator(k, source),
+                                   thrust::make_discard_iterator(), pairs_out, equal_or_same_position<Eq>{eq},
+                                   first_key_and<K, T, Op>{op})
+                 .second -
+             pairs_out;
+    }
+  };
+  const implementations reduce_by_key{
+      .cpu = on_thrust,
+      .thrust = on_thrust,
+      .raw = [&](std::size_t* destination) -> counted {
+        using Values = std::conditional_t<Encode, ones<T>, const T*>;
+        using Program = reduce_by_key_program<K, T, Values, Op, Eq>;
+        constexpr int V = Program::vector;
+        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+          if constexpr (Encode) {
+            return Program{k, Values{}, ko, so, n, op, eq, vector_aligned<V>(k), false, destination};
           } else {
-            const auto pairs_out = thrust::make_zip_iterator(ko, so);
-            const auto positioned = thrust::make_zip_iterator(k, thrust::counting_iterator<std::size_t>(0));
-            return thrust::reduce_by_key(p, positioned, positioned + n, thrust::make_zip_iterator(k, source),
-                                         thrust::make_discard_iterator(), pairs_out, equal_or_same_position<Eq>{eq},
-                                         first_key_and<K, T, Op>{op})
-                       .second -
-                   pairs_out;
+            return Program{k, source, ko, so, n, op, eq, vector_aligned<V>(k), vector_aligned<V>(source), destination};
           }
         });
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
+        return std::nullopt;
+      },
+      .cub = [&](std::size_t* destination) -> counted {
+        if (Encode && keys_by_bits && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
+        const auto items = static_cast<std::int64_t>(n);
         cub_call(algorithm, Encode ? "cub::DeviceRunLengthEncode::Encode" : "cub::DeviceReduce::ReduceByKey", policy,
-                 [&](void* temp, std::size_t& bytes, void*) {
+                 {n}, [&](void* temp, std::size_t& bytes, void*) {
                    if constexpr (Encode && keys_by_bits) {
                      return cub::DeviceRunLengthEncode::Encode(temp, bytes, k, ko, so, destination, static_cast<int>(n),
                                                                stream);
                    } else if constexpr (keys_by_bits) {
-                     return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, count, stream);
+                     return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, source, so, destination, op, items,
+                                                           stream);
                    } else {
                      // ReduceByKey compares with == only; the dispatch it calls takes an equality
                      // (CUB's detail layer, stable within the pinned CCCL). Each run's first key
@@ -1286,25 +1217,26 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
                                                                  static_cast<unsigned long long>(n), stream);
                    }
                  });
-        return 0;
-      }
-      case impl::raw: {
-        using Values = std::conditional_t<Encode, ones<T>, const T*>;
-        using Program = reduce_by_key_program<K, T, Values, Op, Eq>;
-        constexpr int V = Program::vector;
-        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
-          if constexpr (Encode) {
-            return Program{k, Values{}, ko, so, n, op, eq, vector_aligned<V>(k), false, destination};
-          } else {
-            return Program{k, source, ko, so, n, op, eq, vector_aligned<V>(k), vector_aligned<V>(source), destination};
-          }
-        });
-        return 0;
-      }
-      default:
-        return 0;
-    }
-  });
+        return std::nullopt;
+      },
+  };
+  if constexpr (Encode) {
+    // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
+    constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
+    return dispatch<Op, Eq>(
+        {algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>, policy,
+         {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the values' output").sized(n),
+          array_ref::output_apart(sums_out, "the counts").sized(n)},
+         n},
+        count_to(into), reduce_by_key);
+  } else {
+    return dispatch<Op, Eq>({algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy,
+                             {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
+                              array_ref::output_apart(keys_out, "the keys' output").sized(n),
+                              array_ref::output_apart(sums_out, "the sums").sized(n)},
+                             n},
+                            count_to(into), reduce_by_key);
+  }
 }
 
 // ---- the generic API's helpers ------------------------------------------------------------------

@@ -195,48 +195,33 @@ void raw_merge_sort(const char* algorithm, const execution_policy& policy, const
 template <class T, class Comp>
 void merge_sort_spans(const char* algorithm, const execution_policy& policy, span<const T> x, span<T> out, Comp comp) {
   static_assert(std::is_trivially_copyable_v<T>, "prism::sort moves elements as bytes: T must be trivially copyable");
-  require_size(x.size(), out.size(), algorithm, "the output");
-  const impl which = prepare(algorithm, sort_family, policy,
-                             {array_ref::input(x, "the input"), array_ref::output_of(out, "the output")},
-                             x.size_bytes() + out.size_bytes());
   const std::size_t n = x.size();
-  if (n == 0) return;
   const T* in = x.data();
   T* o = out.data();
   const cudaStream_t stream = policy.stream();
-  translate_errors(algorithm, [&] {
-    switch (which) {
-      case impl::cpu:
-      case impl::thrust:
-        // The copy is the body's first step, so that a comparator the cpu cannot call is refused
-        // before the output is touched.
-        run_thrust<Comp>(which, policy, algorithm, [&](const auto& p) {
-          if (in != o) {
-            if (which == impl::cpu) {
-              std::memcpy(static_cast<void*>(o), in, n * sizeof(T));
-            } else {
-              check(cudaMemcpyAsync(o, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync",
-                    algorithm);
-            }
-          }
-          thrust::stable_sort(p, o, o + n, comp);
-        });
-        break;
-      case impl::cub: {
-        const auto count = static_cast<std::int64_t>(n);
-        cub_call(algorithm, "cub::DeviceMergeSort", policy, [&](void* temp, std::size_t& bytes, void*) {
-          if (in != o) return cub::DeviceMergeSort::StableSortKeysCopy(temp, bytes, in, o, count, comp, stream);
-          return cub::DeviceMergeSort::StableSortKeys(temp, bytes, o, count, comp, stream);
-        });
-        break;
-      }
-      case impl::raw:
-        raw_merge_sort(algorithm, policy, in, o, n, comp);
-        break;
-      default:
-        break;  // prepare() has resolved automatic and refused the rest
-    }
-  });
+  const auto on_thrust = [&](const auto& p) {
+    copy_unless_same(p, in, o, n, stream, algorithm);
+    thrust::stable_sort(p, o, o + n, comp);
+  };
+  dispatch<Comp>({algorithm, sort_family, policy,
+                  {array_ref::input(x, "the input"), array_ref::output_of(out, "the output").sized(n)}, n},
+                 implementations{
+                     .cpu = on_thrust,
+                     .thrust = on_thrust,
+                     .raw = [&] { raw_merge_sort(algorithm, policy, in, o, n, comp); },
+                     .cub =
+                         [&] {
+                           const auto count = static_cast<std::int64_t>(n);
+                           cub_call(algorithm, "cub::DeviceMergeSort", policy, {n, in == o},
+                                    [&](void* temp, std::size_t& bytes, void*) {
+                                      if (in != o) {
+                                        return cub::DeviceMergeSort::StableSortKeysCopy(temp, bytes, in, o, count,
+                                                                                         comp, stream);
+                                      }
+                                      return cub::DeviceMergeSort::StableSortKeys(temp, bytes, o, count, comp, stream);
+                                    });
+                         },
+                 });
 }
 
 // A comparator: not an array, a sort_order or something that makes a policy.

@@ -172,54 +172,26 @@ void transform_cub(const char* algorithm, F f, Out* out, std::size_t n, cudaStre
   }
 }
 
-// Checks the call, then runs the implementation the policy names (or automatic's choice).
+// The five implementations side by side: the one dispatch checks the call (every input of out's
+// size; out may be one of them exactly) and runs the one the policy names, or automatic's choice.
 template <class F, class Out, class... In>
 void transform_spans(const char* algorithm, const execution_policy& policy, F f, span<Out> out,
                      std::tuple<span<In>...> inputs) {
-  std::size_t bytes = out.size_bytes();
-  const impl which = std::apply(
-      [&](const auto&... in) {
-        std::size_t k = 0;  // which input, for the messages
-        ((require_size(out.size(), in.size(), algorithm, input_name(k++)), bytes += in.size_bytes()), ...);
-        k = 0;
-        return prepare(algorithm, elementwise_family, policy,
-                       {array_ref::input(in, input_name(k++))..., array_ref::output_of(out, "the output")},
-                       bytes);
-      },
-      inputs);
   const std::size_t n = out.size();
-  if (n == 0) return;
   const cudaStream_t stream = policy.stream();
   std::apply(
       [&](const auto&... in) {
-        translate_errors(algorithm, [&] {
-          switch (which) {
-            case impl::cpu:
-              if constexpr (host_callable<F>) {
-                thrust_transform(thrust::omp::par, f, out.data(), n, static_cast<const In*>(in.data())...);
-              } else {
-                refuse_device_lambda(algorithm);
-              }
-              break;
-            case impl::thrust:
-              clear_stale_error();
-              thrust_transform(thrust::cuda::par_nosync.on(stream), f, out.data(), n,
-                               static_cast<const In*>(in.data())...);
-              break;
-            case impl::raw_naive:
-              transform_naive(algorithm, f, out.data(), n, stream, static_cast<const In*>(in.data())...);
-              break;
-            case impl::raw:
-              transform_vectorized(algorithm, f, out.data(), n, stream,
-                                   static_cast<const In*>(in.data())...);
-              break;
-            case impl::cub:
-              transform_cub(algorithm, f, out.data(), n, stream, static_cast<const In*>(in.data())...);
-              break;
-            case impl::automatic:
-              break;  // prepare() has resolved it
-          }
-        });
+        std::size_t k = 0;  // which input, for the messages
+        const auto on_thrust = [&](const auto& p) { thrust_transform(p, f, out.data(), n, in.data()...); };
+        dispatch<F>({algorithm, elementwise_family, policy,
+                     {array_ref::input(in, input_name(k++)).sized(n)..., array_ref::output_of(out, "the output")}, n},
+                    implementations{
+                        .cpu = on_thrust,
+                        .thrust = on_thrust,
+                        .raw_naive = [&] { transform_naive(algorithm, f, out.data(), n, stream, in.data()...); },
+                        .raw = [&] { transform_vectorized(algorithm, f, out.data(), n, stream, in.data()...); },
+                        .cub = [&] { transform_cub(algorithm, f, out.data(), n, stream, in.data()...); },
+                    });
       },
       inputs);
 }
