@@ -14,7 +14,9 @@
 // Inputs are random (harness.hpp): a, b, c uniform in [-2, 2) (integers in [-1000, 1000]); a
 // positive array in [0.25, 4) (integers in [1, 1000]) for sqrt, rsqrt, log and the divisor of
 // div; where's mask is 0 or 1 with equal odds. After timing, each row runs its call once more on
-// a poisoned output and checks 64 positions against a float64 host reference.
+// a poisoned output and checks 64 positions against a float64 host reference. gather reads the
+// a array at its largest size at random positions (an int32 map): a random read of memory, not of
+// the row's n elements.
 //
 // Reference rows beside the registry, for float and double add:
 //   thrust_device_sync  thrust::transform(thrust::device, ...), as tutorials call it: the policy
@@ -50,11 +52,12 @@ template <class T>
 using cast_target = std::conditional_t<std::is_same_v<T, float>, __half, float>;
 
 // The random arrays every row reads, and the outputs.
-enum slot : std::uint64_t { a, b, c, positive, mask, out, cast_out };
+enum slot : std::uint64_t { a, b, c, positive, mask, out, cast_out, map };
 
 template <class T>
 distribution distribution_of(slot s) {
   if (s == mask) return {s, 0, 2};
+  if (s == map) return {s, 0, double(largest_size)};  // positions anywhere in the largest arrays
   if constexpr (std::is_integral_v<T>) {
     return s == positive ? distribution{s, 1, 1001} : distribution{s, -1000, 1001};
   } else {
@@ -79,7 +82,9 @@ span<T> array(slot s, std::int64_t n, bool on_device) {
   auto [it, made] = on_cpu.try_emplace(s);
   if (made) {
     it->second.resize(largest_cpu_size);
-    generate(span<T>(it->second), distribution_of<T>(s), false);
+    // The host's map names positions in the host's (smaller) arrays.
+    const distribution d = s == map ? distribution{s, 0, double(largest_cpu_size)} : distribution_of<T>(s);
+    generate(span<T>(it->second), d, false);
   }
   return span<T>(it->second).subspan(0, static_cast<std::size_t>(n));
 }
@@ -93,10 +98,14 @@ struct operands {
         c(array<T>(slot::c, n, on_device)),
         positive(array<T>(slot::positive, n, on_device)),
         mask(array<std::uint8_t>(slot::mask, n, on_device)),
+        map(array<std::int32_t>(slot::map, n, on_device)),
+        everywhere(array<T>(slot::a, on_device ? largest_size : largest_cpu_size, on_device)),
         out(array<T>(slot::out, n, on_device)),
         cast_out(array<cast_target<T>>(slot::cast_out, n, on_device)) {}
   span<const T> a, b, c, positive;
   span<const std::uint8_t> mask;
+  span<const std::int32_t> map;  // random positions in `everywhere`, the a array at its largest size
+  span<const T> everywhere;
   span<T> out;
   span<cast_target<T>> cast_out;
 };
@@ -104,7 +113,7 @@ struct operands {
 // The input values at one position, and the output there before the call (axpy updates it).
 struct values_at {
   std::size_t i;
-  double a, b, c, positive, mask, before;
+  double a, b, c, positive, mask, before, a_before, gathered;
 };
 
 // One operation: bytes per element, one call, and its result at one position in float64.
@@ -151,6 +160,12 @@ std::vector<operation<T>> operations() {
       {"clamp", unary, [=](auto& p, auto& x) { clamp(p, x.a, x.out, S(lo), S(hi)); },
        [=](E v) { return std::clamp(v.a, lo, hi); }},
       {"copy", unary, [](auto& p, auto& x) { copy(p, x.a, x.out); }, [](E v) { return v.a; }},
+      {"adjacent_difference", unary, [](auto& p, auto& x) { adjacent_difference(p, x.a, x.out); },
+       [](E v) { return v.i == 0 ? v.a : v.a - v.a_before; }},
+      // The values read at random: each costs a sector (32 bytes) of DRAM traffic, not its size;
+      // the bytes counted are the fewest (the map, the values named, the output).
+      {"gather", {4 + s, s}, [](auto& p, auto& x) { gather(p, x.map, x.everywhere, x.out); },
+       [](E v) { return v.gathered; }},
       {"fill", {0, s}, [](auto& p, auto& x) { fill(p, x.out, S(1)); }, [](E) { return 1.0; }},
       // Computed in the scalar type, as the library does: float(i) for the 16-bit types.
       {"sequence", {0, s}, [](auto& p, auto& x) { sequence(p, x.out, S(0), S(1)); },
@@ -215,11 +230,18 @@ std::string check_operation(const operation<T>& op, const caller<T>& call, const
   const std::vector<double> a = values(x.a.data()), b = values(x.b.data()), c = values(x.c.data()),
                             pos = values(x.positive.data()), mask = values(x.mask.data()),
                             before = values(x.out.data());
+  std::vector<std::size_t> left = positions, named;
+  for (std::size_t& p : left) p = p > 0 ? p - 1 : 0;
+  std::vector<double> a_before;
+  for (const auto& e : gather(x.a.data(), left, on_device)) a_before.push_back(to_double(e));
+  for (const auto& e : gather(x.map.data(), positions, on_device)) named.push_back(static_cast<std::size_t>(e));
+  std::vector<double> gathered;
+  for (const auto& e : gather(x.everywhere.data(), named, on_device)) gathered.push_back(to_double(e));
   call(x);
   if (on_device) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   std::vector<double> want;
   for (std::size_t k = 0; k < positions.size(); ++k) {
-    want.push_back(op.expected({positions[k], a[k], b[k], c[k], pos[k], mask[k], before[k]}));
+    want.push_back(op.expected({positions[k], a[k], b[k], c[k], pos[k], mask[k], before[k], a_before[k], gathered[k]}));
   }
   if (op.casts) {
     if (break_requested()) perturb(x.cast_out.data(), positions[0], on_device);

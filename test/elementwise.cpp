@@ -8,7 +8,11 @@
 #include "conformance.hpp"
 #include "testing.hpp"
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
+#include <random>
 #include <functional>
 #include <span>
 #include <cmath>
@@ -921,6 +925,220 @@ TEST(Calling, ExecutionArgumentInPartsOrWhole) {
   }
 }
 
+// ---- adjacent_difference, gather, scatter -----------------------------------------------------
+
+class Rearrange : public ::testing::TestWithParam<impl> {};
+
+// Sizes around the raw kernel's tiles (256 threads x 16 bytes: 1024 floats, 2048 halves).
+constexpr std::size_t rearrange_sizes[] = {0, 1, 3, 1000, 1023, 1024, 1025, 2048, 2049, 4097, (1 << 16) + 1};
+
+TEST_P(Rearrange, AdjacentDifference) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(all_types{}, [&]<class T>() {
+    for (std::size_t n : rearrange_sizes) {
+      for (std::size_t offset : {0, 1}) {
+        for (bool in_place : {false, true}) {
+          const std::uint64_t seed = fresh_seed();
+          SCOPED_TRACE(::testing::Message() << typeid(T).name() << ", n " << n << ", offset " << offset
+                                            << (in_place ? ", in place" : "") << ", seed " << seed);
+          const std::vector<T> x = random_values<T>(n, seed);
+          placed_array<T> in(x, memory_of(which), offset), out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+          const auto target = in_place ? in.view() : out.view();
+          prism::adjacent_difference(prism::par.with(which), in.view(), target);
+          if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "sync");
+          const std::vector<T> got = in_place ? in.values() : out.values();
+          std::size_t failures = 0;
+          for (std::size_t i = 0; i < n && failures < 5; ++i) {
+            const double want = i == 0 ? to_double(x[0]) : to_double(x[i]) - to_double(x[i - 1]);
+            const auto ok = matches(got[i], exactly(want), 1);
+            if (!ok) {
+              ++failures;
+              ADD_FAILURE() << "element " << i << ": " << ok.message();
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// The first element is copied, not computed: its bits (a NaN's payload, -0.0) come through.
+TEST_P(Rearrange, AdjacentDifferenceKeepsTheFirstBits) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const float payload_nan = std::bit_cast<float>(0x7fc01234u);
+  for (float first : {-0.0f, payload_nan}) {
+    const std::vector<float> x{first, 1.0f, 1.0f};
+    placed_array<float> in(x, memory_of(which)), out(std::vector<float>(3, 7.0f), memory_of(which));
+    prism::adjacent_difference(prism::par.with(which), in.view(), out.view());
+    const std::vector<float> got = out.values();
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got[0]), std::bit_cast<std::uint32_t>(first));
+    EXPECT_EQ(got[2], 0.0f);
+  }
+}
+
+// A random map into `limit` elements (repeats allowed), or a permutation of them.
+template <class I>
+std::vector<I> random_map(std::size_t n, std::size_t limit, std::uint64_t seed, bool permutation) {
+  std::vector<I> map(n);
+  if (permutation) {
+    for (std::size_t i = 0; i < n; ++i) map[i] = static_cast<I>(i);
+    std::mt19937_64 g(seed);
+    std::shuffle(map.begin(), map.end(), g);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) map[i] = static_cast<I>(mix(seed ^ mix(i)) % std::max<std::size_t>(limit, 1));
+  }
+  return map;
+}
+
+template <class T, class I>
+void check_gather(impl which, std::size_t n, std::size_t offset) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << typeid(T).name() << " by " << typeid(I).name() << ", n " << n << ", offset "
+                                    << offset << ", seed " << seed);
+  const std::size_t m = n + 5;  // the values: more than the map names
+  const std::vector<T> values = random_values<T>(m, seed);
+  const std::vector<I> map = random_map<I>(n, m, seed + 1, false);
+  placed_array<T> v(values, memory_of(which), offset), out(std::vector<T>(n, poison<T>()), memory_of(which), offset);
+  placed_array<I> mp(map, memory_of(which), offset);
+  prism::gather(prism::par.with(which), mp.view(), v.view(), out.view());
+  std::vector<T> want(n);
+  for (std::size_t i = 0; i < n; ++i) want[i] = values[map[i]];
+  EXPECT_TRUE(same_bits(out.values(), want));
+}
+
+template <class T, class I>
+void check_scatter(impl which, std::size_t n, std::size_t offset) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << typeid(T).name() << " by " << typeid(I).name() << ", n " << n << ", offset "
+                                    << offset << ", seed " << seed);
+  const std::size_t m = n + 3;  // the output: elements no index names keep their poison
+  const std::vector<T> values = random_values<T>(n, seed);
+  std::vector<I> map = random_map<I>(m, m, seed + 1, true);
+  map.resize(n);  // distinct indices: which value wins a repeated one is not defined
+  placed_array<T> v(values, memory_of(which), offset), out(std::vector<T>(m, poison<T>()), memory_of(which), offset);
+  placed_array<I> mp(map, memory_of(which), offset);
+  prism::scatter(prism::par.with(which), v.view(), mp.view(), out.view());
+  std::vector<T> want(m, poison<T>());
+  for (std::size_t i = 0; i < n; ++i) want[map[i]] = values[i];
+  EXPECT_TRUE(same_bits(out.values(), want));
+}
+
+TEST_P(Rearrange, GatherAndScatter) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<std::uint8_t, __half, float, std::int64_t, double>{}, [&]<class T>() {
+    for (std::size_t n : rearrange_sizes) {
+      for (std::size_t offset : {0, 1}) {
+        check_gather<T, std::int32_t>(which, n, offset);
+        check_gather<T, std::int64_t>(which, n, offset);
+        check_scatter<T, std::int32_t>(which, n, offset);
+        check_scatter<T, std::int64_t>(which, n, offset);
+      }
+    }
+  });
+}
+
+// A caller's own 16-byte type moves as its bits.
+TEST_P(Rearrange, GatherOfSixteenByteElements) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  struct alignas(16) quad {
+    float x, y, z, w;
+  };
+  std::vector<quad> values(100);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = {float(i), -float(i), 0.5f * i, 1.0f};
+  const std::vector<std::int64_t> map = random_map<std::int64_t>(1001, values.size(), fresh_seed(), false);
+  prism::device_buffer<quad> dv(values.size()), dout(map.size());
+  std::vector<quad> out(map.size());
+  if (memory_of(which) == memory::device) {
+    prism::device_buffer<std::int64_t> dm(map);
+    prism::check(cudaMemcpy(dv.data(), values.data(), values.size() * sizeof(quad), cudaMemcpyHostToDevice), "copy");
+    prism::gather(prism::par.with(which), dm, dv, dout);
+    prism::check(cudaMemcpy(out.data(), dout.data(), out.size() * sizeof(quad), cudaMemcpyDeviceToHost), "copy");
+  } else {
+    prism::gather(prism::par.with(which), map, values, out);
+  }
+  for (std::size_t i = 0; i < map.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&out[i], &values[map[i]], sizeof(quad)), 0) << "element " << i;
+  }
+}
+
+// bounds::checked refuses an index outside, naming it, with nothing written; every overlap of the
+// output with the map or the values is refused.
+TEST_P(Rearrange, CheckedBoundsAndOverlapsRefuseAndChangeNothing) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const std::vector<float> values{1, 2, 3, 4};
+  for (std::int32_t bad : {-1, 4, 1 << 30}) {
+    std::vector<std::int32_t> map{0, 3, 2, 1, 0, 2, 1, 3, 2};
+    map[5] = bad;
+    placed_array<float> v(values, memory_of(which)), out(std::vector<float>(9, 7.0f), memory_of(which));
+    placed_array<std::int32_t> mp(map, memory_of(which));
+    try {
+      prism::gather(prism::par.with(which), mp.view(), v.view(), out.view(), prism::bounds::checked);
+      ADD_FAILURE() << "gather with map[5] = " << bad << " was not refused";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("map[5] is " + std::to_string(bad)), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(same_bits(out.values(), std::vector<float>(9, 7.0f)));
+    placed_array<float> nine(std::vector<float>(9, 1.0f), memory_of(which)), four(std::vector<float>(4, 7.0f), memory_of(which));
+    EXPECT_THROW(prism::scatter(prism::par.with(which), nine.view(), mp.view(), four.view(), prism::bounds::checked),
+                 std::invalid_argument);
+    EXPECT_TRUE(same_bits(four.values(), std::vector<float>(4, 7.0f)));
+  }
+  // In range, checked: the same as unchecked.
+  placed_array<float> v(values, memory_of(which)), out(std::vector<float>(2, 7.0f), memory_of(which));
+  placed_array<std::int32_t> mp(std::vector<std::int32_t>{3, 0}, memory_of(which));
+  prism::gather(prism::par.with(which), mp.view(), v.view(), out.view(), prism::bounds::checked);
+  EXPECT_TRUE(same_bits(out.values(), std::vector<float>{4, 1}));
+  // The output as the values: refused (a gather in place would read what it has overwritten).
+  placed_array<float> same(std::vector<float>{1, 2}, memory_of(which));
+  placed_array<std::int32_t> swap(std::vector<std::int32_t>{1, 0}, memory_of(which));
+  EXPECT_THROW(prism::gather(prism::par.with(which), swap.view(), same.view(), same.view()), std::invalid_argument);
+  EXPECT_THROW(prism::scatter(prism::par.with(which), same.view(), swap.view(), same.view()), std::invalid_argument);
+  EXPECT_TRUE(same_bits(same.values(), std::vector<float>{1, 2}));
+  // Sizes: gather's output has the map's size, scatter's map the values'.
+  placed_array<float> three(std::vector<float>(3, 7.0f), memory_of(which));
+  EXPECT_THROW(prism::gather(prism::par.with(which), swap.view(), v.view(), three.view()), std::invalid_argument);
+  EXPECT_THROW(prism::scatter(prism::par.with(which), three.view(), swap.view(), v.view()), std::invalid_argument);
+  EXPECT_TRUE(same_bits(three.values(), std::vector<float>(3, 7.0f)));
+}
+
+INSTANTIATE_TEST_SUITE_P(, Rearrange, ::testing::ValuesIn(std::begin(prism::elementwise_implementations),
+                                                          std::end(prism::elementwise_implementations)),
+                         impl_name);
+
+// Past 2^32 elements: an adjacent difference of a periodic float array, and a reversing gather
+// through an int64 map whose indices pass 2^32.
+TEST(GpuRearrange, HugePast2To32) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::size_t n = (std::size_t{1} << 32) + 3;
+  const std::vector<float> pattern{1, 4, 9, 16, 25, 36, 49};  // period 7: no factor of 2^32
+  const std::vector<std::uint8_t> bytes = random_values<std::uint8_t>(251, fresh_seed());
+  for (impl which : {impl::raw, impl::cub, impl::thrust}) {
+    SCOPED_TRACE(prism::name(which));
+    {
+      prism::device_buffer<float> x(n), out(n);
+      fill_periodic(x.data(), n, pattern);
+      prism::adjacent_difference(prism::par.with(which), x, out);
+      const std::size_t wrong = count_wrong(out.data(), n, [&](std::size_t i, float v) {
+        return v == (i == 0 ? pattern[0] : pattern[i % 7] - pattern[(i - 1) % 7]);
+      });
+      EXPECT_EQ(wrong, 0u);
+    }
+    prism::device_buffer<std::int64_t> map(n);
+    prism::sequence(map, static_cast<std::int64_t>(n - 1), std::int64_t{-1});
+    prism::device_buffer<std::uint8_t> values(n), out(n);
+    fill_periodic(values.data(), n, bytes);
+    prism::gather(prism::par.with(which), map, values, out);
+    const std::size_t wrong =
+        count_wrong(out.data(), n, [&](std::size_t i, std::uint8_t v) { return v == bytes[(n - 1 - i) % 251]; });
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
 // ---- the conformance kit, with add of floats -------------------------------------------------
 
 struct add_float {
@@ -961,8 +1179,34 @@ struct add_float {
   }
 };
 
-using elementwise_operations = ::testing::Types<add_float>;
-INSTANTIATE_TYPED_TEST_SUITE_P(Add, Conformance, elementwise_operations);
-INSTANTIATE_TYPED_TEST_SUITE_P(Add, GpuConformance, elementwise_operations);
+// adjacent_difference: the element before crosses threads and blocks, in place included.
+struct adjacent_difference_double {
+  using T = double;
+  using R = double;
+  static std::span<const impl> implementations() { return prism::elementwise_implementations; }
+  static std::size_t output_size(std::size_t n) { return n; }
+  static void run(const prism::execution_policy& policy, prism::span<const double> x, prism::span<double> out) {
+    prism::adjacent_difference(policy, x, out);
+  }
+  static std::vector<double> reference(const std::vector<double>& in) {
+    std::vector<double> r(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) r[i] = i == 0 ? in[0] : in[i] - in[i - 1];
+    return r;
+  }
+  static double tolerance(const std::vector<double>&) { return 0; }  // one rounding, the same everywhere
+  static bool capturable(impl) { return true; }
+  static constexpr std::size_t aliased_bytes = 256;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    const auto doubles = [](std::byte* b, std::size_t at) { return prism::span<double>(reinterpret_cast<double*>(b) + at, 16); };
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) { prism::adjacent_difference(p, doubles(b, 0), doubles(b, 1)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::adjacent_difference(p, doubles(b, 1), doubles(b, 0)); },
+    };
+  }
+};
+
+using elementwise_operations = ::testing::Types<add_float, adjacent_difference_double>;
+INSTANTIATE_TYPED_TEST_SUITE_P(Elementwise, Conformance, elementwise_operations);
+INSTANTIATE_TYPED_TEST_SUITE_P(Elementwise, GpuConformance, elementwise_operations);
 
 }  // namespace

@@ -17,10 +17,13 @@ void histogram_by_stage(histogram_stage stage, const execution_policy& policy, s
   if (stage == histogram_stage::sub_histograms) return histogram_even<float, std::uint32_t>(gpu, samples, counts, lo, hi);
   check_bins(counts.size());
   check_levels<float>(lo, hi);
-  prepare_histogram(gpu, samples, counts);
-  translate_errors("histogram", [&] {
-    lesson::histogram(stage, policy, samples.data(), samples.size(), counts.data(), counts.size(), lo, hi);
-  });
+  // A stage is one more raw implementation: the same checks, then its kernels.
+  dispatch({"histogram", histogram_family, gpu,
+            {array_ref::input(samples, "the samples"), array_ref::output_apart(counts, "the counts")}, counts.size(),
+            samples.size_bytes()},
+           implementations{.raw = [&] {
+             lesson::histogram(stage, policy, samples.data(), samples.size(), counts.data(), counts.size(), lo, hi);
+           }});
 }
 
 }  // namespace prism::detail

@@ -70,7 +70,8 @@ __all__ = [
     # element-wise
     "add", "sub", "mul", "div", "minimum", "maximum", "axpby", "axpy", "fma", "where",
     "negate", "abs", "square", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid",
-    "relu", "scale", "clamp", "copy", "cast", "fill", "sequence",
+    "relu", "scale", "clamp", "copy", "cast", "fill", "sequence", "adjacent_difference", "gather",
+    "scatter",
     # reductions
     "sum", "product", "min", "max", "minmax", "argmin", "argmax", "count", "count_if", "any",
     "all", "dot", "norm1", "norm2", "norm_inf", "mean", "variance", "stddev",
@@ -522,6 +523,38 @@ def sequence(out, start=0, step=1, *, impl="automatic", stream=None):
 
 
 # ---- reductions ---------------------------------------------------------------------------------
+
+def adjacent_difference(x, out=None, *, impl="automatic", stream=None):
+    """out[0] = x[0], out[i] = x[i] - x[i - 1] (Thrust's adjacent_difference; np.diff is out[1:]).
+    out may be x (in place)."""
+    call = _Call((x, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.adjacent_difference(call(x), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def gather(map, values, out=None, *, checked=True, impl="automatic", stream=None):
+    """out[i] = values[map[i]] (np.take(values, map)); map is int32 or int64, out has its size.
+    checked (the default) refuses an index outside values with ValueError, nothing written; it
+    waits for a check of the map. checked=False skips it: an index outside is then undefined."""
+    call = _Call((map, values, out), stream)
+    if out is None:
+        out = _like(call, map, _describe(values)[1])
+    _prism.permute("gather", call(map), call(values), call(out), checked, impl, call.stream)
+    call.done()
+    return out
+
+
+def scatter(values, map, out, *, checked=True, impl="automatic", stream=None):
+    """out[map[i]] = values[i] (out[map] = values in NumPy); map is int32 or int64 of the values'
+    size. An index named twice keeps one of its values. checked as for gather."""
+    call = _Call((values, map, out), stream)
+    _prism.permute("scatter", call(values), call(map), call(out), checked, impl, call.stream)
+    call.done()
+    return out
+
 
 def _sum_type(name):
     return {"int32": "int64", "uint32": "uint64"}.get(name, name)

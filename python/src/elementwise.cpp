@@ -167,6 +167,43 @@ void cast(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr
   });
 }
 
+void adjacent_difference(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy("adjacent_difference", which, stream);
+  for_output("adjacent_difference", out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = x.in<T>();
+    const auto r = out.out<T>();
+    device_scope device("adjacent_difference", {&x, &out});
+    without_gil([&] { detail::elementwise<T>::adjacent_difference(p, in, r); });
+  });
+}
+
+// gather (map, values, out) and scatter (values, map, out): any element type, moved as bits; the
+// map int32 or int64.
+void permute(const std::string& op, nb::handle first_, nb::handle second_, nb::handle out_, bool checked,
+             const std::string& which, std::uintptr_t stream) {
+  const bool gather = op == "gather";
+  const array first = take(first_, gather ? "map" : "values", false),
+              second = take(second_, gather ? "values" : "map", false), out = take(out_, "out", true);
+  const array& map = gather ? first : second;
+  const array& values = gather ? second : first;
+  const auto p = policy(op.c_str(), which, stream);
+  const prism::bounds b = checked ? prism::bounds::checked : prism::bounds::unchecked;
+  if (map.type != element::i32 && map.type != element::i64)
+    throw std::invalid_argument("prism." + op + ": map is " + name(map.type) + ", expected int32 or int64");
+  visit(out.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto v = values.in<T>();
+    const auto r = out.out<T>();
+    device_scope device(op.c_str(), {&first, &second, &out});
+    const auto run = [&](auto m) {
+      without_gil([&] { gather ? prism::gather(p, m, v, r, b) : prism::scatter(p, v, m, r, b); });
+    };
+    map.type == element::i32 ? run(map.in<std::int32_t>()) : run(map.in<std::int64_t>());
+  });
+}
+
 }  // namespace
 
 void bind_elementwise(nb::module_& m) {
@@ -178,6 +215,8 @@ void bind_elementwise(nb::module_& m) {
   m.def("where", &where, "condition"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("generate", &generate, "op"_a, "out"_a, "start"_a, "step"_a.none(), "impl"_a, "stream"_a);
   m.def("cast", &cast, "x"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("adjacent_difference", &adjacent_difference, "x"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("permute", &permute, "op"_a, "first"_a, "second"_a, "out"_a, "checked"_a, "impl"_a, "stream"_a);
 }
 
 }  // namespace prism::python

@@ -79,6 +79,58 @@ def test_binary(xp, rng, op, dtype):
         check_close(xp.get(allocated), expected, dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS + ["int32", "int64", "float16"])
+def test_adjacent_difference(xp, rng, dtype):
+    for n in SIZES + [1024, 1025, 2049]:
+        x = values(rng, n, dtype)
+        expected = x.astype(np.float64)
+        expected[1:] = np.diff(expected)
+        dx = xp.put(x)
+        for impl in xp.implementations:
+            out = poisoned(xp, n, dtype)
+            assert prism.adjacent_difference(dx, out=out, impl=impl) is out
+            check_close(xp.get(out), expected, dtype)
+            inplace = xp.put(x)
+            prism.adjacent_difference(inplace, out=inplace, impl=impl)
+            check_close(xp.get(inplace), expected, dtype)
+        check_close(xp.get(prism.adjacent_difference(dx)), expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "float16", "bool"])
+@pytest.mark.parametrize("index", ["int32", "int64"])
+def test_gather_scatter(xp, rng, dtype, index):
+    for n in SIZES:
+        source = values(rng, n + 5, "float64", 0, 2).astype(dtype)
+        where = rng.integers(0, n + 5, n).astype(index)
+        dv, dm = xp.put(source), xp.put(where)
+        for impl in xp.implementations:
+            out = xp.put(np.zeros(n, dtype=dtype))
+            assert prism.gather(dm, dv, out=out, impl=impl) is out
+            np.testing.assert_array_equal(xp.get(out), np.take(source, where))
+            target = np.zeros(n + 5, dtype=dtype)
+            perm = rng.permutation(n + 5)[:n].astype(index)
+            dt = xp.put(target)
+            prism.scatter(xp.put(source[:n]), xp.put(perm), dt, impl=impl)
+            target[perm] = source[:n]
+            np.testing.assert_array_equal(xp.get(dt), target)
+        np.testing.assert_array_equal(xp.get(prism.gather(dm, dv)), np.take(source, where))
+
+
+def test_gather_scatter_refuse_indices_outside(xp):
+    source = xp.put(np.arange(4, dtype=np.float32))
+    for bad in (-1, 4):
+        where = xp.put(np.array([0, 1, bad, 2], dtype=np.int64))
+        out = xp.put(np.full(4, 7, dtype=np.float32))
+        with pytest.raises(ValueError, match=r"map\[2\] is"):
+            prism.gather(where, source, out=out)
+        np.testing.assert_array_equal(xp.get(out), np.full(4, 7, dtype=np.float32))
+        with pytest.raises(ValueError, match=r"map\[2\] is"):
+            prism.scatter(source, where, out)
+        np.testing.assert_array_equal(xp.get(out), np.full(4, 7, dtype=np.float32))
+    with pytest.raises(ValueError, match="expected int32 or int64"):
+        prism.gather(xp.put(np.zeros(4, dtype=np.float32)), source)
+
+
 def test_integer_division_by_zero(xp):
     a = xp.put(np.array([7, -7, 5], np.int32))
     b = xp.put(np.array([0, 2, 0], np.int32))
