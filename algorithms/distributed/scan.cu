@@ -13,8 +13,8 @@
 //   4. scan          every block scans its tile again, starting from the combination of the shard
 //                    totals before this rank and the tile totals before this tile: 2n bytes.
 // 3n bytes per rank and no waiting between tiles: the second pass knows every tile's prefix
-// before it starts, where the single-GPU scan's decoupled look-back (2n bytes, about 56% of the
-// copy rate at 2^28 floats in docs/benchmarks/scan.md) chains every tile to its predecessors.
+// before it starts, where the single-GPU scan's decoupled look-back (2n bytes, below the copy
+// rate: docs/benchmarks/scan.md, row inclusive_scan/float/raw) chains every tile to its predecessors.
 // bench/scale.cu measures what that buys. The prefix is read from device memory by the kernel:
 // nothing waits on the host.
 // With one GPU there is nothing to exchange: the single-GPU scan (prism::inclusive_scan, raw).

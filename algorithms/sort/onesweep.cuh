@@ -20,8 +20,9 @@
 //
 // A tile is 256 threads x 16 keys (4-byte keys; 8 for 8-byte keys). Ranking within the tile is
 // done warp by warp: for each of its keys, a warp finds the lanes holding the same digit (eight
-// ballots, one per digit bit: 1.25x faster overall than __match_any_sync, which waits in line
-// with shared memory), the lowest of them adds the group's size to the warp's counter of that
+// ballots, one per digit bit: faster overall, in docs/benchmarks/sort.md's row sort/uint32/raw,
+// than __match_any_sync, which waits in line with shared memory), the lowest of them adds the
+// group's size to the warp's counter of that
 // digit in shared memory, and each lane's rank is the counter before the add plus the lanes of
 // its group below it. Keys are loaded warp-striped (key i of lane l of warp w is element
 // w*32*16 + i*32 + l of the tile), so ranks in (warp, key, lane) order are ranks in element order:

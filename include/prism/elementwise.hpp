@@ -31,6 +31,7 @@
 // - cast: float to integer truncates toward zero and saturates at the integer's range, NaN gives
 //   0 (CUDA's conversion, made the CPU's too); integer to float rounds to nearest; to __half and
 //   __nv_bfloat16 rounds to nearest even, overflowing to infinity.
+#include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
@@ -44,11 +45,10 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu).
-// raw measured at or above cub for every operation, type and size (docs/benchmarks/elementwise.md).
+// The family's registry and its `automatic` table (device memory; host memory runs cpu), which
+// include/prism/automatic.hpp holds, generated from docs/benchmarks/elementwise.json.gz.
 inline constexpr impl elementwise_implementations[] = {impl::cpu, impl::thrust, impl::raw_naive,
                                                        impl::raw, impl::cub};
-inline constexpr automatic_row elementwise_automatic[] = {{0, impl::raw}};
 inline constexpr family elementwise_family{elementwise_implementations, elementwise_automatic};
 
 // ---- element types --------------------------------------------------------------------------

@@ -45,6 +45,7 @@
 //   2^30 samples: CUB 3.0.1 counts its tiles in int).
 // - Graph capture: every GPU implementation may be captured. Results are exact integers: every
 //   implementation gives the same counts, run after run.
+#include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
@@ -57,16 +58,11 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` tables (device memory; host memory runs cpu), from
-// docs/benchmarks/histogram.md (H200, the latency a caller sees, cold, 256 equal bins, uniform,
-// normal and one-bin samples, n = 2^10 ... 2^28), for equal bins up to the 256 measured:
-//   float   raw at every size (cub's path takes 1.5-3.6x as long)
-//   uint8   raw below 32 MiB of samples, cub from there (CUB's kernels ahead past 2^24 samples)
-// The rest (int32 and double samples, edges, more bins: not measured) run cub.
+// The family's registry and its `automatic` tables (device memory; host memory runs cpu): one for
+// float samples and one for uint8 samples in equal bins up to the 256 measured, one for the rest
+// (int32 and double samples, edges, more bins). include/prism/automatic.hpp holds them, generated
+// from docs/benchmarks/histogram.json.gz.
 inline constexpr impl histogram_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
-inline constexpr automatic_row histogram_automatic[] = {{0, impl::cub}};
-inline constexpr automatic_row histogram_float_automatic[] = {{0, impl::raw}};
-inline constexpr automatic_row histogram_uint8_automatic[] = {{0, impl::raw}, {std::size_t{32} << 20, impl::cub}};
 inline constexpr family histogram_family{histogram_implementations, histogram_automatic};
 inline constexpr family histogram_float_family{histogram_implementations, histogram_float_automatic};
 inline constexpr family histogram_uint8_family{histogram_implementations, histogram_uint8_automatic};

@@ -32,6 +32,7 @@
 //   processors (Thrust cuts the input into one interval per processor). Different
 //   implementations add in different orders and may differ in the last bits.
 // - Counting compares with IEEE semantics: a NaN is not equal to anything, itself included.
+#include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
@@ -46,11 +47,9 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu). raw
-// matched or beat cub for every reduction at every size measured, and has the lower latency
-// (docs/benchmarks/reduce.md).
+// The family's registry and its `automatic` table (device memory; host memory runs cpu), which
+// include/prism/automatic.hpp holds, generated from docs/benchmarks/reduce.json.gz.
 inline constexpr impl reduce_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
-inline constexpr automatic_row reduce_automatic[] = {{0, impl::raw}};
 inline constexpr family reduce_family{reduce_implementations, reduce_automatic};
 
 // The element types compiled into the library for reductions.

@@ -125,14 +125,14 @@ namespace detail {
 // ---- raw: the single-pass kernel ------------------------------------------------------------------
 
 // One tile per block. Its threads and its rounds of 16-byte vectors per thread per array are each
-// program's own (Program::threads, Program::rounds), as measured on the H200 at 2^28: a scan keeps
-// 12 rounds in flight in blocks of 128 threads (192 bytes of each array per thread; 128 x 16,
-// 128 x 8 and 256 x 8 were 3-7% slower); the others hold more per element until the look-back
-// ends (a compaction's values and flags), so 4 rounds: the selections in blocks of 384 threads
-// where their staged elements fit 32 KB of shared memory (a float compaction 1.06x its speed in
-// blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of 128, unique,
-// run_length_encode and reduce_by_key measured 10-12% slower). The raw rows of
-// docs/benchmarks/scan.md.
+// program's own (Program::threads, Program::rounds), the fastest of the shapes tried on the H200
+// at 2^28: a scan keeps 12 rounds in flight in blocks of 128 threads (192 bytes of each array per
+// thread; 128 x 16, 128 x 8 and 256 x 8 were slower); the others hold more per element until the
+// look-back ends (a compaction's values and flags), so 4 rounds: the selections in blocks of 384
+// threads where their staged elements fit 32 KB of shared memory (a float compaction ran faster
+// that way than in blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of 128,
+// unique, run_length_encode and reduce_by_key were slower). The shapes kept are measured by the raw
+// rows of docs/benchmarks/scan.md (rows inclusive_scan/float/raw, compact/float/raw, unique/float/raw).
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
@@ -274,9 +274,9 @@ __global__ void __launch_bounds__(Program::threads)
   constexpr std::size_t warp_items = std::size_t{32} * R * V;
   // Blocks start in about the order of their index, and so take tickets in about that order: the
   // tile this block will most likely get is its own index's. L2 is asked for it now, while the
-  // ticket's atomic is in flight, and the loads below then mostly hit L2 (a float scan at 2^28 on
-  // the H200: 3,021 GB/s without, 3,246 with; a compaction 1,632 and 2,053). Should the ticket
-  // name another tile, that one's block fetches this.
+  // ticket's atomic is in flight, and the loads below then mostly hit L2 (the float scan and
+  // compaction at 2^28 were faster with it: docs/benchmarks/scan.md, rows inclusive_scan/float/raw
+  // and compact/float/raw). Should the ticket name another tile, that one's block fetches this.
   if (lane == 0) program.prefetch(std::size_t{blockIdx.x} * tile_items<Program> + warp * warp_items, warp_items);
   // Tiles in the order blocks start: every tile this one waits for has started before it.
   if (threadIdx.x == 0) {
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(Program::threads)
     // Each vector reduced, and the warp's R x 32 of those scanned in a blocked arrangement: through
     // shared memory lane l takes positions l R .. l R + R - 1 of the warp's order, scans them in
     // sequence, and one warp scan of the lanes' totals joins them (one warp scan per tile instead of
-    // one per round: 3,246 -> 3,412 GB/s, float at 2^28, both with the prefetch above). Position q
+    // one per round, faster: docs/benchmarks/scan.md, row inclusive_scan/float/raw). Position q
     // lives at q + q / 32: the padding keeps the lanes' strided reads off each other's banks.
     S* mine = round_scan.data() + warp * (R * 33);
 #pragma unroll
@@ -836,10 +836,11 @@ __global__ void reverse_tail_kernel(T* out, std::size_t n, const std::size_t* ke
 // ---- scans ----------------------------------------------------------------------------------------
 
 // CUB tunes its scans for each architecture only for the operators it recognizes (cuda::std::plus,
-// cuda::minimum, cuda::maximum; any other falls back to a generic policy: float sums 2,533 GB/s
-// against about 3,060 tuned, 2^28 on the H200). prism's plus on a built-in arithmetic type is the
-// same sum on the GPU (integers wrap in both), so CUB, and Thrust's scans on CUB, get it as
-// cuda::std::plus; the cpu keeps prism's (a signed overflow is undefined in host code).
+// cuda::minimum, cuda::maximum; any other falls back to a generic policy, slower on float sums than
+// the tuned one that docs/benchmarks/scan.md's row inclusive_scan/float/cub runs). prism's plus on
+// a built-in arithmetic type is the same sum on the GPU (integers wrap in both), so CUB, and
+// Thrust's scans on CUB, get it as cuda::std::plus; the cpu keeps prism's (a signed overflow is
+// undefined in host code).
 template <class Op>
 Op cub_operator(Op op) {
   return op;

@@ -51,6 +51,7 @@
 //   counts in int) and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.
 // - Graph capture: every scan in every GPU implementation may be captured; a selection may be when
 //   its count goes to a device array and the implementation is raw or cub.
+#include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
@@ -67,18 +68,8 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 
 // `automatic` on device memory (host memory runs cpu): raw's single launch is ahead on small
 // arrays, CUB's kernels on large ones, from the bytes moved (every array's bytes) below on, by
-// operation and width (the widest element type of the call). From docs/benchmarks/scan.md: H200,
-// the latency a caller sees, cold, float, int32 and int64 (8 bytes) at n = 2^10 ... 2^28.
-//                        4 bytes or fewer                          more
-//   scans                raw at every size (ahead of cub at every  cub from 64 MiB
-//                        size measured)
-//   scans by key         cub from 64 MiB                           cub from 4 MiB
-//   compact              raw at every size                         cub from 32 MiB
-//   partition            raw at every size                         raw at every size
-//   unique               cub from 64 MiB                           cub from 32 MiB
-//   run_length_encode    cub from 4 MiB                            cub from 4 MiB
-//   unique_by_key        raw at every size (cub 1.3x slower)       cub from 32 MiB
-//   reduce_by_key        cub from 16 MiB                           cub from 16 MiB
+// operation and width (the widest element type of the call): scan_cub_from_bytes, which
+// include/prism/automatic.hpp holds, generated from docs/benchmarks/scan.json.gz.
 // run_length_encode returns to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts
 // in int).
 enum class scan_operation {
@@ -86,19 +77,7 @@ enum class scan_operation {
 };
 
 constexpr std::size_t scan_cub_from(scan_operation op, std::size_t width) noexcept {
-  constexpr std::size_t MiB = std::size_t{1} << 20, never = SIZE_MAX;
-  const bool wide = width > 4;
-  switch (op) {
-    case scan_operation::scan: return wide ? 64 * MiB : never;
-    case scan_operation::scan_by_key: return wide ? 4 * MiB : 64 * MiB;
-    case scan_operation::compact: return wide ? 32 * MiB : never;
-    case scan_operation::partition: return never;
-    case scan_operation::unique: return wide ? 32 * MiB : 64 * MiB;
-    case scan_operation::run_length_encode: return 4 * MiB;
-    case scan_operation::unique_by_key: return wide ? 32 * MiB : never;
-    case scan_operation::reduce_by_key: return 16 * MiB;
-  }
-  return never;
+  return scan_cub_from_bytes[static_cast<std::size_t>(op)][width > 4 ? 1 : 0];
 }
 
 // The family as one operation of one width offers it: raw, cub from CubFrom bytes moved, raw again

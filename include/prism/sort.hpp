@@ -54,6 +54,7 @@
 //           every pass, then one kernel per 8-bit digit ranks each tile's keys in shared memory and
 //           finds where they go by decoupled look-back over the per-digit counts of the tiles before
 //           it; 2n keys moved per pass, plus n for the counting. algorithms/sort/onesweep.cuh.
+#include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
@@ -65,10 +66,9 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu): CUB's
-// radix sort until docs/benchmarks/sort.md says otherwise.
+// The family's registry and its `automatic` table (device memory; host memory runs cpu), which
+// include/prism/automatic.hpp holds, generated from docs/benchmarks/sort.json.gz.
 inline constexpr impl sort_implementations[] = {impl::cpu, impl::thrust, impl::raw, impl::cub};
-inline constexpr automatic_row sort_automatic[] = {{0, impl::cub}};
 inline constexpr family sort_family{sort_implementations, sort_automatic};
 
 enum class sort_order { ascending, descending };
