@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // sum: the reduction every other one is a variation of, and the lesson's stages beside it
-// (progression.cuh).
+// (lesson.cuh).
 #include "operations.cuh"
-#include "progression.cuh"
+#include "lesson.cuh"
 
 namespace prism::detail {
 
@@ -30,7 +30,7 @@ sum_type<T> sum_by_stage(reduce_stage stage, const execution_policy& policy, spa
   }
   if (x.empty()) return sum<T>(gpu, x, into);
   return translate_errors("sum", [&] {
-    return progression::sum<Acc>(stage, policy, x.data(), x.size(), into ? into->data() : nullptr);
+    return lesson::sum<Acc>(stage, policy, x.data(), x.size(), into ? into->data() : nullptr);
   });
 }
 

@@ -2,7 +2,7 @@
 // Lesson 2: add up 2^26 floats, seven ways, each faster than the last.
 //
 // A reduction reads every element once and writes one value: its speed limit is how fast the
-// GPU reads memory. The classic lesson (prism's algorithms/reduce/progression.cuh has the kernels,
+// GPU reads memory. The classic lesson (prism's algorithms/reduce/lesson.cuh has the kernels,
 // each with a comment on what it changes) starts from a tree in shared memory and removes one
 // bottleneck per step; prism registers every step as the lesson of prism::sum (reduce_lesson), so
 // this program only has to walk the list and time each one, then the implementations. Expect the first steps to be limited by

@@ -87,7 +87,7 @@ enum class comparison { equal, not_equal, less, less_equal, greater, greater_equ
 
 // ---- the lesson: the classic reduction progression, one kernel per stage ----------------------
 // From the textbook tree in shared memory to a kernel near the bandwidth ceiling; the stage after
-// the last is impl::raw. algorithms/reduce/progression.cuh has the kernels and what each changes.
+// the last is impl::raw. algorithms/reduce/lesson.cuh has the kernels and what each changes.
 enum class reduce_stage {
   interleaved_divergent,  // 1: interleaved addressing, divergent branch (tid % (2s) == 0)
   interleaved,            // 2: interleaved addressing, contiguous active threads

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // 16-byte accesses, shared by the tuned kernels of every family (prism::transform's raw,
-// prism::transform_reduce's raw). A thread that moves 16 bytes per load instead of 4 issues a
-// quarter of the memory instructions for the same bytes, which is what keeps enough bytes in
-// flight to reach the bandwidth ceiling.
+// prism::transform_reduce's raw, the scan family's programs and lesson). A thread that moves 16
+// bytes per load instead of 4 issues a quarter of the memory instructions for the same bytes,
+// which is what keeps enough bytes in flight to reach the bandwidth ceiling. Below them, what a
+// tile's threads use at any alignment and size (load_elements, store_elements: one vector where
+// it can be, element by element where it cannot) and a prefetch of a range into L2.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace prism::detail {
 
@@ -63,6 +66,73 @@ std::size_t vector_aligned_head(std::size_t n, const T*... p) {
   std::size_t head = 0;
   while (head < V && head < n && !(aligned(p + head, sizeof(vector_of<T, V>)) && ...)) ++head;
   return head;
+}
+
+template <class T, int V>
+constexpr bool vectorizable = std::is_trivially_copyable_v<T> &&
+                              (sizeof(T) * V == 1 || sizeof(T) * V == 2 || sizeof(T) * V == 4 ||
+                               sizeof(T) * V == 8 || sizeof(T) * V == 16);
+
+// Whether p can be accessed with V-element vectors from element 0 on (every vector of a tile then
+// is aligned: tiles and vectors start at multiples of V).
+template <int V, class T>
+bool vector_aligned(const T* p) {
+  if constexpr (vectorizable<T, V>) {
+    return aligned(p, sizeof(T) * V);
+  } else {
+    return false;
+  }
+}
+
+// Elements i .. i + V - 1 (those below n): one 16-byte load where the array is aligned and the
+// vector whole, element by element otherwise. Elements past n repeat element n - 1 (never read
+// past the array); the programs ignore them. `whole` says at compile time that the vector lies
+// inside the array (in every tile but the last), so no bound is checked.
+template <int V, class T, bool Whole = false>
+__device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool aligned, T (&out)[V],
+                              std::bool_constant<Whole> = {}) {
+  if constexpr (vectorizable<T, V>) {
+    if (aligned && (Whole || i + V <= n)) {
+      const vector_of<T, V> v = load_vector<V>(p + i);
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = v.element[k];
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = p[i + k < n ? i + k : n - 1];
+}
+
+template <int V, class T>
+__device__ void store_elements(T* p, std::size_t i, std::size_t n, bool aligned, const T (&in)[V]) {
+  if constexpr (vectorizable<T, V>) {
+    if (aligned && i + V <= n) {
+      vector_of<T, V> v;
+#pragma unroll
+      for (int k = 0; k < V; ++k) v.element[k] = in[k];
+      store_vector<V>(p + i, v);
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    if (i + k < n) p[i + k] = in[k];
+}
+
+// Asks L2 for elements first .. first + count - 1 of p (those below n), without waiting: one
+// bulk prefetch (sm_90 on: cp.async.bulk.prefetch.L2) of the 16-byte-aligned bytes inside that
+// range. A hint only; older GPUs skip it.
+template <class T>
+__device__ void prefetch_l2(const T* p, std::size_t first, std::size_t count, std::size_t n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (p == nullptr || first >= n) return;
+  const std::size_t last = first + count < n ? first + count : n;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p + first) + 15) / 16 * 16;
+  const auto end = reinterpret_cast<std::uintptr_t>(p + last) / 16 * 16;
+  if (end <= begin) return;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(begin), "r"(static_cast<unsigned>(end - begin))
+               : "memory");
+#endif
 }
 
 }  // namespace prism::detail

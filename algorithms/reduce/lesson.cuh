@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <optional>
 
-namespace prism::progression {
+namespace prism::lesson {
 
 using detail::block_size;
 
@@ -166,7 +166,7 @@ void launch(reduce_stage stage, const In* x, std::size_t n, Acc* out, unsigned b
             cudaStream_t stream) {
   const std::size_t shared = block_size * sizeof(Acc);
   const auto run = [&](auto kernel) {
-    detail::launch_shared("sum", "reduce progression kernel", kernel, blocks, block_size, shared,
+    detail::launch_shared("sum", "reduce lesson kernel", kernel, blocks, block_size, shared,
                           stream, x, n, out);
   };
   switch (stage) {
@@ -213,4 +213,4 @@ Acc sum(reduce_stage stage, const execution_policy& policy, const In* x, std::si
   return *result;
 }
 
-}  // namespace prism::progression
+}  // namespace prism::lesson

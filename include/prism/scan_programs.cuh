@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The programs of the scan family's raw implementation: for each operation, what the single-pass
+// kernel (<prism/primitives/single_pass.cuh>) scans, and what a tile writes once it knows its
+// prefix. scan_program serves the scans; scan_by_key_program the scans by key; select_program
+// compact_if, partition_if, unique and unique_by_key; reduce_by_key_program reduce_by_key and
+// run_length_encode. Each also fixes its tile (threads, rounds), as measured below. The dispatch
+// in <prism/scan.cuh> builds them.
+#include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/block_scan.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/single_pass.cuh>
+#include <prism/primitives/vector_access.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace prism::detail {
+
+// One tile per block. Its threads and its rounds of 16-byte vectors per thread per array are each
+// program's own (Program::threads, Program::rounds), the fastest of the shapes tried on the H200
+// at 2^28: a scan keeps 12 rounds in flight in blocks of 128 threads (192 bytes of each array per
+// thread; 128 x 16, 128 x 8 and 256 x 8 were slower); the others hold more per element until the
+// look-back ends (a compaction's values and flags), so 4 rounds: the selections in blocks of 384
+// threads where their staged elements fit 32 KB of shared memory (a float compaction ran faster
+// that way than in blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of
+// 128, unique, run_length_encode and reduce_by_key were slower). The shapes kept are measured by the
+// raw rows of docs/benchmarks/scan.md (rows inclusive_scan/float/raw, compact/float/raw,
+// unique/float/raw).
+inline constexpr int streaming_threads = 128;
+inline constexpr int streaming_rounds = 12;
+inline constexpr int scan_threads = block_size;
+inline constexpr int selection_threads = 384;
+inline constexpr int scan_rounds = 4;
+
+// Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
+template <class... T>
+constexpr int scan_vector = std::max(1, vector_width<T...>);
+
+struct nothing {};
+
+// scan: the scan value is the element.
+template <class T, class Op>
+struct scan_program {
+  using scan_type = T;
+  static constexpr int vector = scan_vector<T>;
+  static constexpr int threads = streaming_threads, rounds = streaming_rounds;
+  static constexpr bool counts_flags = false;
+  using items = nothing;
+  using shared_storage = nothing;
+  const T* x;
+  T* out;
+  std::size_t n;
+  Op op;
+  bool exclusive;
+  T init;
+  bool x_aligned, out_aligned;
+
+  __device__ Op combiner() const { return op; }
+  __device__ void prefetch(std::size_t i, std::size_t count) const { prefetch_l2(x, i, count, n); }
+  __device__ maybe<T> initial() const { return {init, exclusive}; }
+  template <class Whole>
+  __device__ void load(std::size_t i, items&, T (&s)[vector], Whole whole) const {
+    load_elements<vector>(x, i, n, x_aligned, s, whole);
+  }
+  __device__ void emit(std::size_t i, const items&, const T (&s)[vector], maybe<T> running,
+                       const tile_info<T>&, shared_storage&) const {
+    T o[vector];
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (exclusive) o[k] = running.value;
+      running = {combine(running, s[k], op), true};
+      if (!exclusive) o[k] = running.value;
+    }
+    store_elements<vector>(out, i, n, out_aligned, o);
+  }
+  __device__ void finish(const tile_info<T>&, shared_storage&) const {}
+};
+
+// Whether element i starts a run: i is 0 or its key differs from the one before. keys[i - 1] of a
+// vector's first element was loaded by the lane before (an L1 hit).
+template <int V, class K, class Eq, bool Whole>
+__device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
+                          std::bool_constant<Whole>) {
+  head[0] = (Whole || i < n) && (i == 0 || !eq(keys[i - 1], k[0]));
+#pragma unroll
+  for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
+}
+
+// scan by key: (value, whether a run starts in the segment); a segment that starts a run forgets
+// what came before it. Associative when op is. A 4-byte value and its flag fit one packed state.
+template <class T>
+struct flagged {
+  T value;
+  unsigned head;
+  __device__ std::uint64_t to_bits() const
+    requires(sizeof(T) <= 4)
+  {
+    std::uint32_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    return bits | (std::uint64_t{head != 0} << 32);
+  }
+  __device__ static flagged from_bits(std::uint64_t bits)
+    requires(sizeof(T) <= 4)
+  {
+    flagged f;
+    const auto low = static_cast<std::uint32_t>(bits);
+    memcpy(&f.value, &low, sizeof(T));
+    f.head = static_cast<unsigned>(bits >> 32) & 1u;
+    return f;
+  }
+};
+
+template <class T, class Op>
+struct segmented {
+  Op op;
+  __device__ flagged<T> operator()(const flagged<T>& a, const flagged<T>& b) const {
+    return {b.head ? b.value : op(a.value, b.value), a.head | b.head};
+  }
+};
+
+template <class K, class T, class Op, class Eq>
+struct scan_by_key_program {
+  using scan_type = flagged<T>;
+  static constexpr int vector = scan_vector<K, T>;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr bool counts_flags = false;
+  struct items {
+    bool head[vector];
+  };
+  using shared_storage = nothing;
+  const K* keys;
+  const T* x;
+  T* out;
+  std::size_t n;
+  Op op;
+  Eq eq;
+  bool exclusive;
+  T init;
+  bool keys_aligned, x_aligned, out_aligned;
+
+  __device__ segmented<T, Op> combiner() const { return {op}; }
+  __device__ void prefetch(std::size_t i, std::size_t count) const {
+    prefetch_l2(keys, i, count, n);
+    prefetch_l2(x, i, count, n);
+  }
+  __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+    K k[vector];
+    T v[vector];
+    load_elements<vector>(keys, i, n, keys_aligned, k, whole);
+    load_elements<vector>(x, i, n, x_aligned, v, whole);
+    run_heads<vector>(keys, i, n, k, eq, it.head, whole);
+#pragma unroll
+    for (int j = 0; j < vector; ++j) s[j] = {v[j], it.head[j]};
+  }
+  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
+                       const tile_info<scan_type>&, shared_storage&) const {
+    T o[vector];
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (exclusive) o[k] = it.head[k] || !running.present ? init : op(init, running.value.value);
+      running = {combine(running, s[k], combiner()), true};
+      if (!exclusive) o[k] = running.value.value;
+    }
+    store_elements<vector>(out, i, n, out_aligned, o);
+  }
+  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
+};
+
+// The selections: the scan value is how many elements were kept before. 64 bits (past 2^32
+// elements), packed below 2^62.
+struct kept_count {
+  std::uint64_t value;
+  __device__ std::uint64_t to_bits() const { return value; }
+  __device__ static kept_count from_bits(std::uint64_t bits) { return {bits}; }
+};
+struct add_counts {
+  __device__ kept_count operator()(kept_count a, kept_count b) const { return {a.value + b.value}; }
+};
+
+// Where a selection's flags come from: a predicate on a stencil array...
+template <class S, class Pred>
+struct stencil_flags {
+  using element = S;
+  const S* stencil;
+  Pred pred;
+  bool aligned;
+  __device__ void prefetch(std::size_t i, std::size_t count, std::size_t n) const { prefetch_l2(stencil, i, count, n); }
+  template <int V, class P, class Whole>
+  __device__ void operator()(std::size_t i, std::size_t n, const P (&)[V], bool (&keep)[V], Whole whole) const {
+    S s[V];
+    load_elements<V>(stencil, i, n, aligned, s, whole);
+#pragma unroll
+    for (int k = 0; k < V; ++k) keep[k] = pred(s[k]);
+  }
+};
+
+// ... or the first element of each run of equal ones (unique: the elements themselves are the keys).
+template <class K, class Eq>
+struct head_flags {
+  using element = K;
+  const K* keys;
+  Eq eq;
+  __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
+  template <int V, class Whole>
+  __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
+    run_heads<V>(keys, i, n, k, eq, keep, whole);
+  }
+};
+
+// compact, partition, unique, unique_by_key: keep elements of P (and of Q, unless Q is `nothing`)
+// where the flags say. Kept elements are gathered in shared memory at their rank within the tile
+// (the rejected ones after them for a partition), then the block writes them out with consecutive
+// threads on consecutive addresses.
+template <class P, class Q, class Flags>
+struct select_program {
+  static constexpr bool pairs = !std::is_same_v<Q, nothing>;
+  using scan_type = kept_count;
+  static constexpr int vector =
+      pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
+  static constexpr int rounds = scan_rounds;
+  static constexpr int threads =
+      std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
+          ? selection_threads
+          : scan_threads;
+  static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
+  static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
+  struct items {
+    P p[vector];
+    Q q[pairs ? vector : 1];
+    unsigned keep;  // bit k: element k is kept (one register, not one per element)
+  };
+  struct shared_storage {
+    shared_array<P, items_per_tile> p;
+    shared_array<Q, pairs ? items_per_tile : 1> q;
+  };
+  const P* p;
+  const Q* q;
+  P* p_out;
+  Q* q_out;
+  Flags flags;
+  std::size_t n;
+  bool p_aligned, q_aligned;
+  bool partition;
+  const unsigned long long* total_kept;  // partition: counted before the kernel
+  std::size_t* count;                    // where the count goes (device or pinned host memory)
+
+  __device__ add_counts combiner() const { return {}; }
+  __device__ void prefetch(std::size_t i, std::size_t count) const {
+    prefetch_l2(p, i, count, n);
+    if constexpr (pairs) prefetch_l2(q, i, count, n);
+    flags.prefetch(i, count, n);
+  }
+  __device__ maybe<kept_count> initial() const { return {{0}, true}; }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, kept_count (&s)[vector], Whole whole) const {
+    load_elements<vector>(p, i, n, p_aligned, it.p, whole);
+    if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
+    bool keep[vector];
+    flags(i, n, it.p, keep, whole);
+    it.keep = 0;
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      const bool kept = keep[k] && (Whole::value || i + k < n);
+      it.keep |= unsigned{kept} << k;
+      s[k] = {kept ? 1u : 0u};
+    }
+  }
+  // Places within a tile fit 32 bits: the element's rank among the tile's kept ones, or, for a
+  // partition's rejected one, the tile's kept count plus its rank among the rejected.
+  __device__ void emit(std::size_t i, const items& it, const kept_count (&)[vector], maybe<kept_count> running,
+                       const tile_info<kept_count>& tile, shared_storage& shared) const {
+    auto rank = static_cast<unsigned>(running.value.value - tile.prefix.value.value);
+    const auto position = static_cast<unsigned>(i - tile.base);
+    const auto kept_in_tile = static_cast<unsigned>(tile.aggregate.value);
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      const unsigned kept = it.keep >> k & 1u;
+      if (kept) {
+        shared.p.data()[rank] = it.p[k];
+        if constexpr (pairs) shared.q.data()[rank] = it.q[k];
+      } else if (partition && i + k < n) {
+        const unsigned at = kept_in_tile + (position + k - rank);
+        shared.p.data()[at] = it.p[k];
+        if constexpr (pairs) shared.q.data()[at] = it.q[k];
+      }
+      rank += kept;
+    }
+    if (count != nullptr && i < n && n - 1 - i < vector) *count = tile.prefix.value.value + rank;
+  }
+  // The kept elements to their place after everything kept before the tile; a partition's
+  // rejected ones after all the kept ones and the rejected of earlier tiles.
+  __device__ void finish(const tile_info<kept_count>& tile, shared_storage& shared) const {
+    const auto here = static_cast<unsigned>(tile.aggregate.value);
+    const std::uint64_t before = tile.prefix.value.value;
+    P* const p_to = p_out + before;
+    for (unsigned j = threadIdx.x; j < here; j += blockDim.x) {
+      p_to[j] = shared.p.data()[j];
+      if constexpr (pairs) q_out[before + j] = shared.q.data()[j];
+    }
+    if (!partition) return;
+    const auto valid = static_cast<unsigned>(n - tile.base < items_per_tile ? n - tile.base : items_per_tile);
+    const std::uint64_t others = *total_kept + (tile.base - before);
+    for (unsigned j = here + threadIdx.x; j < valid; j += blockDim.x) {
+      p_out[others + (j - here)] = shared.p.data()[j];
+      if constexpr (pairs) q_out[others + (j - here)] = shared.q.data()[j];
+    }
+  }
+};
+
+// run_length_encode, reduce_by_key: (runs started, the sum since the last start). Keys are written
+// at the first element of their run (its first key, as cpu does; Thrust and CUB write the last
+// key, see first_key_and), sums at the last.
+template <class T>
+struct run_sum {
+  std::uint64_t runs;
+  T value;
+};
+template <class T, class Op>
+struct by_run {
+  Op op;
+  __device__ run_sum<T> operator()(const run_sum<T>& a, const run_sum<T>& b) const {
+    return {a.runs + b.runs, b.runs ? b.value : op(a.value, b.value)};
+  }
+};
+
+// The values of run-length encoding: a one per element, loaded from nowhere.
+template <class C>
+struct ones {};
+
+template <class K, class T, class Values, class Op, class Eq>
+struct reduce_by_key_program {
+  static constexpr bool counting = std::is_same_v<Values, ones<T>>;
+  using scan_type = run_sum<T>;
+  static constexpr int vector = scan_vector<K, T>;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr bool counts_flags = false;
+  struct items {
+    K key[vector];
+    bool head[vector];
+  };
+  using shared_storage = nothing;
+  const K* keys;
+  Values values;  // const T*, or ones<T>
+  K* keys_out;
+  T* sums_out;
+  std::size_t n;
+  Op op;
+  Eq eq;
+  bool keys_aligned, values_aligned;
+  std::size_t* count;
+
+  __device__ by_run<T, Op> combiner() const { return {op}; }
+  __device__ void prefetch(std::size_t i, std::size_t count) const {
+    prefetch_l2(keys, i, count, n);
+    if constexpr (!counting) prefetch_l2(values, i, count, n);
+  }
+  __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+    load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
+    run_heads<vector>(keys, i, n, it.key, eq, it.head, whole);
+    T v[vector];
+    if constexpr (counting) {
+#pragma unroll
+      for (int k = 0; k < vector; ++k) v[k] = T(1);
+    } else {
+      load_elements<vector>(values, i, n, values_aligned, v, whole);
+    }
+#pragma unroll
+    for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && (Whole::value || i + k < n) ? 1u : 0u, v[k]};
+  }
+  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
+                       const tile_info<scan_type>&, shared_storage&) const {
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      if (i + k >= n) break;
+      running = {combine(running, s[k], combiner()), true};
+      const std::uint64_t run = running.value.runs - 1;
+      if (it.head[k]) keys_out[run] = it.key[k];
+      const bool last = i + k == n - 1;
+      const bool tail = last || (k + 1 < vector ? it.head[k + 1] : !eq(it.key[k], keys[i + k + 1]));
+      if (tail) sums_out[run] = running.value.value;
+      if (last && count != nullptr) *count = run + 1;
+    }
+  }
+  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
+};
+
+// The partition's count of kept elements before its single pass: where the rejected ones start.
+template <int V, class S, class Pred>
+__global__ void __launch_bounds__(block_size)
+    count_kept_kernel(const S* stencil, Pred pred, std::size_t n, bool aligned, unsigned long long* total) {
+  unsigned long long kept = 0;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x * V;
+  for (std::size_t i = (blockIdx.x * std::size_t{blockDim.x} + threadIdx.x) * V; i < n; i += stride) {
+    S s[V];
+    load_elements<V>(stencil, i, n, aligned, s);
+#pragma unroll
+    for (int k = 0; k < V; ++k) kept += i + k < n && pred(s[k]);
+  }
+  kept = block_reduce(kept, [](unsigned long long a, unsigned long long b) { return a + b; }, 0ull);
+  if (threadIdx.x == 0) atomicAdd(total, kept);
+}
+
+}  // namespace prism::detail
