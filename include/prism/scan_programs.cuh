@@ -5,7 +5,7 @@
 // prefix. scan_program serves the scans; scan_by_key_program the scans by key; select_program
 // compact_if, partition_if, unique and unique_by_key; reduce_by_key_program reduce_by_key and
 // run_length_encode. Each also fixes its tile (threads, rounds), as measured below. The dispatch
-// in <prism/scan.cuh> builds them.
+// in <prism/scan.cuh> builds them; the last section holds what its Thrust and CUB paths are given.
 #include <prism/primitives/block_reduce.cuh>
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
@@ -13,6 +13,7 @@
 #include <prism/primitives/vector_access.cuh>
 
 #include <cuda_runtime.h>
+#include <thrust/tuple.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -409,5 +410,46 @@ __global__ void __launch_bounds__(block_size)
   kept = block_reduce(kept, [](unsigned long long a, unsigned long long b) { return a + b; }, 0ull);
   if (threadIdx.x == 0) atomicAdd(total, kept);
 }
+
+// ---- for the Thrust and CUB implementations -----------------------------------------------------
+
+// DevicePartition::Flagged writes the rejected elements from the end backwards: turned around
+// here (they are read and written once more), and the count (CUB's, in scratch) delivered.
+template <class T>
+__global__ void reverse_tail_kernel(T* out, std::size_t n, const std::size_t* kept, std::size_t* count) {
+  const std::size_t k = *kept;
+  const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (j < (n - k) / 2) {
+    const T a = out[k + j];
+    out[k + j] = out[n - 1 - j];
+    out[n - 1 - j] = a;
+  }
+  if (j == 0) *count = k;
+}
+
+// Thrust's and CUB's reduce_by_key write, for each run, the key just before the next run starts
+// (the run's last key): under an equality other than ==, or == on floating-point keys (-0.0 and
+// +0.0 are one run), not the bits of its first. The pairs (key, value) reduced with this keep the
+// first key, which goes out with the sum.
+template <class K, class T, class Op>
+struct first_key_and {
+  Op op;
+  __host__ __device__ thrust::tuple<K, T> operator()(const thrust::tuple<K, T>& a, const thrust::tuple<K, T>& b) const {
+    return thrust::tuple<K, T>(thrust::get<0>(a), op(thrust::get<1>(a), thrust::get<1>(b)));
+  }
+};
+
+// Thrust's own reduce_by_key (not CUB's) pads its last tile with copies of one key and counts on
+// them comparing equal: under an equality that is not reflexive (a NaN equals nothing, itself
+// included) every copy would start a run, miscounting and writing past the runs. Keys that carry
+// their positions are equal where the positions are, which only the padding's copies share.
+template <class Eq>
+struct equal_or_same_position {
+  Eq eq;
+  template <class A, class B>
+  __host__ __device__ bool operator()(const A& a, const B& b) const {
+    return thrust::get<1>(a) == thrust::get<1>(b) || eq(thrust::get<0>(a), thrust::get<0>(b));
+  }
+};
 
 }  // namespace prism::detail
