@@ -815,6 +815,59 @@ TEST_P(Semantics, WhereTakesBoolMask) {
   EXPECT_EQ(got, (std::vector<float>{1, -2, -3, 4}));
 }
 
+// Bit patterns that arithmetic would change: -0, a quiet NaN with a payload, a negative NaN, a
+// signaling NaN, and 1.
+template <class T>
+std::vector<T> special_values() {
+  using B = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  std::vector<B> bits;
+  if constexpr (std::is_same_v<T, float>) {
+    bits = {0x80000000u, 0x7fc12345u, 0xffc00001u, 0x7f800001u, 0x3f800000u};
+  } else if constexpr (std::is_same_v<T, double>) {
+    bits = {0x8000000000000000u, 0x7ff8000000012345u, 0xfff8000000000001u, 0x7ff0000000000001u,
+            0x3ff0000000000000u};
+  } else if constexpr (std::is_same_v<T, __half>) {
+    bits = {0x8000u, 0x7e12u, 0xfe01u, 0x7c01u, 0x3c00u};
+  } else {
+    bits = {0x8000u, 0x7fc5u, 0xffc1u, 0x7f81u, 0x3f80u};
+  }
+  std::vector<T> out;
+  for (B b : bits) out.push_back(std::bit_cast<T>(b));
+  return out;
+}
+
+// copy, fill and where move bits (they run as unsigned integers of the element's size): NaN
+// payloads, signaling NaNs and -0 arrive unchanged.
+TEST_P(Semantics, CopyFillAndWhereKeepBits) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  for_each_type(floating_types{}, [&]<class T>() {
+    SCOPED_TRACE(typeid(T).name());
+    const std::vector<T> x = special_values<T>();
+    const std::vector<T> y(x.rbegin(), x.rend());
+    EXPECT_TRUE(same_bits(run_on<T>(w, [w](auto o, auto a) { prism::copy(prism::par.with(w), a, o); }, x), x));
+    const std::vector<std::uint8_t> mask{1, 0, 0, 1, 0};
+    std::vector<T> chosen;
+    for (std::size_t i = 0; i < x.size(); ++i) chosen.push_back(mask[i] ? x[i] : y[i]);
+    EXPECT_TRUE(same_bits(
+        run_on<T>(w, [w](auto o, auto m, auto a, auto b) { prism::where(prism::par.with(w), m, a, b, o); }, mask, x, y),
+        chosen));
+    // fill's value is a scalar<T>: T itself for float and double (every bit pattern), float for
+    // the 16-bit types (-0 rounds to -0).
+    std::vector<T> values{x[0]};
+    if constexpr (!is_16_bit_float<T>) values.insert(values.end(), x.begin() + 1, x.end());
+    for (T v : values) {
+      placed_array<T> out(std::vector<T>(7, poison<T>()), memory_of(w));
+      prism::scalar<T> value;
+      if constexpr (is_16_bit_float<T>) value = static_cast<float>(to_double(v));
+      else value = v;
+      prism::fill(prism::par.with(w), out.view(), value);
+      EXPECT_TRUE(same_bits(out.values(), std::vector<T>(7, v)));
+    }
+  });
+}
+
 // Bad input: a clear exception, and the output is left alone.
 TEST_P(Semantics, BadInputThrowsAndChangesNothing) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // gather and scatter (<prism/gather.cuh>) for every element size and index type: they only move
 // elements, so a float and an int32 are one instantiation.
+// One offset width for Thrust's gather and scatter (operations.cuh says why), before its headers.
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE
+#endif
+
 #include <prism/gather.cuh>
 
 namespace prism::detail {

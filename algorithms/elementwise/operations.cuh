@@ -10,7 +10,17 @@
 // (impl::cpu) and on the GPU, so every implementation computes the same thing; the semantics they
 // implement are stated in include/prism/elementwise.hpp. The entry points at the bottom (one per
 // shape of operation) pick the functor at run time; each .cu file beside this one compiles them
-// for one or two element types, so that the build spreads over several translation units.
+// for one or two element types, so that the build spreads over several translation units; the
+// operations that only move bytes (copy, fill, where) are compiled once per element size instead
+// (moves.cu), and the typed entry points hand them their arrays as unsigned integers of that size.
+//
+// Thrust picks 64-bit offsets for every size with this macro (before the first Thrust header), as
+// CUB's DeviceTransform always does: where a Thrust algorithm would otherwise dispatch on both
+// widths, it compiles one kernel, not two (see algorithms/scan/operations.cuh).
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE
+#endif
+
 #include <prism/adjacent_difference.cuh>
 #include <prism/elementwise.hpp>
 #include <prism/functors.cuh>
@@ -19,6 +29,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cuda/std/limits>
@@ -296,6 +307,61 @@ inline const char* name_of(unary_op op) {
   throw std::invalid_argument(std::string("prism::") + algorithm + ": not offered for " + type);
 }
 
+// ---- the operations that only move bytes, compiled per element size ---------------------------
+
+// copy, fill and where never look at a value, only carry it: a float and an int32 are the same
+// four bytes to them. So each is compiled once per element size, on the unsigned integer of that
+// size, and every type of the size runs that one instantiation (one set of kernels for float,
+// int32 and uint32, not three). Bit for bit: NaN payloads and -0.0 arrive unchanged.
+template <class T>
+using moved_as = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+
+template <class T>
+concept moved_element = std::is_same_v<T, moved_as<T>>;
+
+template <moved_element B>
+struct moves {
+  static void copy(const execution_policy& policy, span<const B> x, span<B> out);
+  static void fill(const execution_policy& policy, span<B> out, B value);
+  static void where(const execution_policy& policy, span<const std::uint8_t> condition,
+                    span<const B> a, span<const B> b, span<B> out);
+};
+
+template <moved_element B>
+void moves<B>::copy(const execution_policy& policy, span<const B> x, span<B> out) {
+  transform_spans("copy", policy, functors::identity<B>{}, out, std::tuple{x});
+}
+
+template <moved_element B>
+void moves<B>::fill(const execution_policy& policy, span<B> out, B value) {
+  transform_spans("fill", policy, functors::constant<B>{value}, out, std::tuple<>{});
+}
+
+template <moved_element B>
+void moves<B>::where(const execution_policy& policy, span<const std::uint8_t> condition,
+                     span<const B> a, span<const B> b, span<B> out) {
+  transform_spans("where", policy, functors::select<B>{}, out, std::tuple{condition, a, b});
+}
+
+// Compiled in moves.cu only; the typed files call these, they do not instantiate them again.
+extern template struct moves<std::uint16_t>;
+extern template struct moves<std::uint32_t>;
+extern template struct moves<std::uint64_t>;
+
+// The same array seen as the unsigned integers of its elements' size: same address, same size,
+// same alignment (each type's alignment is its size).
+template <class T>
+span<const moved_as<T>> as_moved(span<const T> s) noexcept {
+  static_assert(sizeof(moved_as<T>) == sizeof(T) && alignof(moved_as<T>) == alignof(T));
+  return {reinterpret_cast<const moved_as<T>*>(s.data()), s.size()};
+}
+template <class T>
+span<moved_as<T>> as_moved(span<T> s) noexcept {
+  static_assert(sizeof(moved_as<T>) == sizeof(T) && alignof(moved_as<T>) == alignof(T));
+  return {reinterpret_cast<moved_as<T>*>(s.data()), s.size()};
+}
+
 template <arithmetic_element T>
 void elementwise<T>::binary(const execution_policy& policy, binary_op op, span<const T> a,
                             span<const T> b, span<T> out) {
@@ -344,7 +410,7 @@ void elementwise<T>::unary(const execution_policy& policy, unary_op op, span<con
     case unary_op::clamp:
       if (q < p) throw std::invalid_argument("prism::clamp: lo is greater than hi");
       return run(functors::clamped<T>{p, q});
-    case unary_op::copy: return run(functors::identity<T>{});
+    case unary_op::copy: return moves<moved_as<T>>::copy(policy, as_moved(x), as_moved(out));
     default: not_offered(name_of(op), "this type");
   }
 }
@@ -365,14 +431,16 @@ void elementwise<T>::fma(const execution_policy& policy, span<const T> a, span<c
 template <arithmetic_element T>
 void elementwise<T>::where(const execution_policy& policy, span<const std::uint8_t> condition,
                            span<const T> a, span<const T> b, span<T> out) {
-  transform_spans("where", policy, functors::select<T>{}, out, std::tuple{condition, a, b});
+  moves<moved_as<T>>::where(policy, condition, as_moved(a), as_moved(b), as_moved(out));
 }
 
 template <arithmetic_element T>
 void elementwise<T>::generate(const execution_policy& policy, generator_op op, span<T> out,
                               scalar<T> start, scalar<T> step) {
   if (op == generator_op::fill) {
-    transform_spans("fill", policy, functors::constant<T>{functors::narrow<T>(start)}, out, std::tuple<>{});
+    // The value rounded to T on the host, then filled as its bits.
+    const T value = functors::narrow<T>(start);
+    moves<moved_as<T>>::fill(policy, as_moved(out), std::bit_cast<moved_as<T>>(value));
   } else {
     transform_spans("sequence", policy, functors::arithmetic_progression<T>{start, step}, out,
                     std::tuple<>{});

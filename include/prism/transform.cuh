@@ -156,18 +156,22 @@ void transform_vectorized(const char* algorithm, F f, Out* out, std::size_t n, c
 
 // A 64-bit item count selects CUB's 64-bit offsets, which arrays past 2^31 elements need.
 // DeviceTransform never needs the addresses of its arguments, so it may always take the bulk-copy
-// path; a generator reads a counting iterator, which CUB computes instead of loading.
+// path; a generator reads a counting iterator, which CUB computes instead of loading. The functor
+// is marked as thrust_transform marks it (CUB ignores the mark: Transform already copies
+// arguments): the same functor type, iterators and offset make thrust::transform's kernel, so the
+// two implementations share one compiled CUB kernel instead of two.
 template <class F, class Out, class... In>
 void transform_cub(const char* algorithm, F f, Out* out, std::size_t n, cudaStream_t stream,
                    const In*... in) {
+  const auto op = cuda::proclaim_copyable_arguments(f);
   const auto count = static_cast<std::int64_t>(n);
   clear_stale_error();
   if constexpr (sizeof...(In) == 0) {
     check(cub::DeviceTransform::Transform(
-              cuda::std::make_tuple(thrust::counting_iterator<index_t>(0)), out, count, f, stream),
+              cuda::std::make_tuple(thrust::counting_iterator<index_t>(0)), out, count, op, stream),
           "cub::DeviceTransform::Transform", algorithm);
   } else {
-    check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out, count, f, stream),
+    check(cub::DeviceTransform::Transform(cuda::std::make_tuple(in...), out, count, op, stream),
           "cub::DeviceTransform::Transform", algorithm);
   }
 }
