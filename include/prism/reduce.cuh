@@ -27,11 +27,9 @@
 //
 // The implementations (figures: docs/benchmarks/reduce.md):
 //   cpu     the same Thrust calls as thrust, through Thrust's OpenMP system, on host memory.
-//   thrust  on the caller's stream, temporary storage from prism's scratch. Returned:
-//           thrust::reduce (transform_reduce where f changes the elements), which synchronizes and
-//           copies its result to (pageable) host memory. Into a device array: thrust::reduce_into
-//           (over a transform_iterator where f changes the elements), which writes it there and
-//           does not wait.
+//   thrust  thrust::reduce_into (over a transform_iterator where f changes the elements), on the
+//           caller's stream, temporary storage from prism's scratch: into the device array, or,
+//           returned, into the pinned host slot the call then waits for.
 //   cub     cub::DeviceReduce::Reduce (TransformReduce where f changes the elements): two
 //           launches, no atomics. Vector loads only for a single input without the index (CUB
 //           vectorizes raw pointers, not fancy iterators).
@@ -345,10 +343,10 @@ R reduce_spans(const char* algorithm, const family& offered, const execution_pol
         const auto on_cpu = [&](const auto& p, R*) -> std::optional<R> {
           return static_cast<R>(finalize(thrust_reduce(p, f, op, identity, n, x.data()...)));
         };
-        // Returned: thrust::reduce, which waits and copies the value back. Into device memory:
-        // reduce_into, finalized on the way out, and nothing waits.
+        // reduce_into, finalized on the way out: into the caller's array, or (returned) into the
+        // pinned slot the call then waits for. One Thrust algorithm for both deliveries, so they
+        // agree bit for bit (thrust::transform_reduce tiles its input differently).
         const auto on_thrust = [&](const auto& p, R* at) -> std::optional<R> {
-          if (returned) return on_cpu(p, at);
           thrust_reduce_into(p, f, op, identity, n,
                              thrust::make_transform_output_iterator(at, finalized_as<R, G>{finalize}), x.data()...);
           return std::nullopt;
