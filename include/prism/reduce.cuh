@@ -345,7 +345,7 @@ R reduce_spans(const char* algorithm, const family& offered, const execution_pol
         };
         // reduce_into, finalized on the way out: into the caller's array, or (returned) into the
         // pinned slot the call then waits for. One Thrust algorithm for both deliveries, so they
-        // agree bit for bit (thrust::transform_reduce tiles its input differently).
+        // agree bit for bit (thrust::transform_reduce and reduce_into may combine in other orders).
         const auto on_thrust = [&](const auto& p, R* at) -> std::optional<R> {
           thrust_reduce_into(p, f, op, identity, n,
                              thrust::make_transform_output_iterator(at, finalized_as<R, G>{finalize}), x.data()...);
