@@ -1103,9 +1103,9 @@ TEST_P(Rearrange, GatherOfSixteenByteElements) {
   std::vector<quad> values(100);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = {float(i), -float(i), 0.5f * i, 1.0f};
   const std::vector<std::int64_t> map = random_map<std::int64_t>(1001, values.size(), fresh_seed(), false);
-  prism::device_buffer<quad> dv(values.size()), dout(map.size());
   std::vector<quad> out(map.size());
   if (memory_of(which) == memory::device) {
+    prism::device_buffer<quad> dv(values.size()), dout(map.size());
     prism::device_buffer<std::int64_t> dm(map);
     prism::check(cudaMemcpy(dv.data(), values.data(), values.size() * sizeof(quad), cudaMemcpyHostToDevice), "copy");
     prism::gather(prism::par.with(which), dm, dv, dout);
