@@ -313,12 +313,10 @@ inline const char* name_of(unary_op op) {
 // four bytes to them. So each is compiled once per element size, on the unsigned integer of that
 // size, and every type of the size runs that one instantiation (one set of kernels for float,
 // int32 and uint32, not three). Bit for bit: NaN payloads and -0.0 arrive unchanged.
+// B: the unsigned integer of its own size (bits_of_size, <prism/elementwise.hpp>, which gather
+// and scatter share).
 template <class T>
-using moved_as = std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                                    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
-
-template <class T>
-concept moved_element = std::is_same_v<T, moved_as<T>>;
+concept moved_element = std::is_same_v<T, bits_of_size<sizeof(T)>>;
 
 template <moved_element B>
 struct moves {
@@ -348,19 +346,6 @@ void moves<B>::where(const execution_policy& policy, span<const std::uint8_t> co
 extern template struct moves<std::uint16_t>;
 extern template struct moves<std::uint32_t>;
 extern template struct moves<std::uint64_t>;
-
-// The same array seen as the unsigned integers of its elements' size: same address, same size,
-// same alignment (each type's alignment is its size).
-template <class T>
-span<const moved_as<T>> as_moved(span<const T> s) noexcept {
-  static_assert(sizeof(moved_as<T>) == sizeof(T) && alignof(moved_as<T>) == alignof(T));
-  return {reinterpret_cast<const moved_as<T>*>(s.data()), s.size()};
-}
-template <class T>
-span<moved_as<T>> as_moved(span<T> s) noexcept {
-  static_assert(sizeof(moved_as<T>) == sizeof(T) && alignof(moved_as<T>) == alignof(T));
-  return {reinterpret_cast<moved_as<T>*>(s.data()), s.size()};
-}
 
 template <arithmetic_element T>
 void elementwise<T>::binary(const execution_policy& policy, binary_op op, span<const T> a,
@@ -410,7 +395,7 @@ void elementwise<T>::unary(const execution_policy& policy, unary_op op, span<con
     case unary_op::clamp:
       if (q < p) throw std::invalid_argument("prism::clamp: lo is greater than hi");
       return run(functors::clamped<T>{p, q});
-    case unary_op::copy: return moves<moved_as<T>>::copy(policy, as_moved(x), as_moved(out));
+    case unary_op::copy: return moves<bits_of_size<sizeof(T)>>::copy(policy, as_bits(x), as_bits(out));
     default: not_offered(name_of(op), "this type");
   }
 }
@@ -431,7 +416,7 @@ void elementwise<T>::fma(const execution_policy& policy, span<const T> a, span<c
 template <arithmetic_element T>
 void elementwise<T>::where(const execution_policy& policy, span<const std::uint8_t> condition,
                            span<const T> a, span<const T> b, span<T> out) {
-  moves<moved_as<T>>::where(policy, condition, as_moved(a), as_moved(b), as_moved(out));
+  moves<bits_of_size<sizeof(T)>>::where(policy, condition, as_bits(a), as_bits(b), as_bits(out));
 }
 
 template <arithmetic_element T>
@@ -440,7 +425,7 @@ void elementwise<T>::generate(const execution_policy& policy, generator_op op, s
   if (op == generator_op::fill) {
     // The value rounded to T on the host, then filled as its bits.
     const T value = functors::narrow<T>(start);
-    moves<moved_as<T>>::fill(policy, as_moved(out), std::bit_cast<moved_as<T>>(value));
+    moves<bits_of_size<sizeof(T)>>::fill(policy, as_bits(out), std::bit_cast<bits_of_size<sizeof(T)>>(value));
   } else {
     transform_spans("sequence", policy, functors::arithmetic_progression<T>{start, step}, out,
                     std::tuple<>{});

@@ -326,9 +326,10 @@ enum class bounds {
 template <class M>
 concept index_array = array_of<M, std::int32_t> || array_of<M, std::int64_t>;
 
-// Elements that move as bits: any trivially copyable type of 1, 2, 4, 8 or 16 bytes.
+// Elements that move as bits: any trivially copyable type of 1, 2, 4, 8 or 16 bytes aligned to its
+// size (so that one access of that size moves it: a 16-byte struct of floats needs alignas(16)).
 template <class T>
-concept movable_element = std::is_trivially_copyable_v<T> &&
+concept movable_element = std::is_trivially_copyable_v<T> && alignof(T) == sizeof(T) &&
                           (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
 
 namespace detail {
@@ -351,12 +352,15 @@ struct permutation {
                       bounds checking);
 };
 
+// The same array seen as the unsigned bits of its elements' size: same address, size and alignment.
 template <class T>
-span<const bits_of_size<sizeof(T)>> as_bits(span<const T> s) {
+span<const bits_of_size<sizeof(T)>> as_bits(span<const T> s) noexcept {
+  static_assert(alignof(bits_of_size<sizeof(T)>) == alignof(T), "an element moved as bits is aligned to its size");
   return {reinterpret_cast<const bits_of_size<sizeof(T)>*>(s.data()), s.size()};
 }
 template <class T>
-span<bits_of_size<sizeof(T)>> as_bits(span<T> s) {
+span<bits_of_size<sizeof(T)>> as_bits(span<T> s) noexcept {
+  static_assert(alignof(bits_of_size<sizeof(T)>) == alignof(T), "an element moved as bits is aligned to its size");
   return {reinterpret_cast<bits_of_size<sizeof(T)>*>(s.data()), s.size()};
 }
 }  // namespace detail

@@ -5,10 +5,10 @@
 //   scatter  out[map[i]] = values[i]   (the map has the values' size; an index that appears twice
 //                                       leaves one of its values, which one is not defined)
 // They only move elements, so the library compiles them per element size (any trivially copyable
-// type of 1, 2, 4, 8 or 16 bytes moves as bits) and per index type (int32, int64). An index outside
-// the array it points into is the caller's promise not to make under bounds::unchecked, as in
-// Thrust; under bounds::checked every index is checked first (a reduction over the map, which the
-// call waits for) and one outside refuses the call with nothing written.
+// type of 1, 2, 4, 8 or 16 bytes aligned to its size moves as bits) and per index type (int32,
+// int64). An index outside the array it points into is the caller's promise not to make under
+// bounds::unchecked, as in Thrust; under bounds::checked every index is checked first (a reduction
+// over the map, which the call waits for) and one outside refuses the call with nothing written.
 //
 // The implementations, side by side at the bottom. Every one reads the map in order and touches
 // the values (gather) or the output (scatter) wherever the map points: the random side decides
