@@ -230,7 +230,7 @@ void agree_on_layout(const communicator& comm, const shard_layout& layout, bool 
   }
 }
 
-void require_aligned(const char* algorithm, std::initializer_list<const shard_layout*> layouts) {
+void require_aligned(const char* algorithm, std::span<const shard_layout* const> layouts) {
   const shard_layout& first = **layouts.begin();
   int k = 0;
   for (const shard_layout* l : layouts) {

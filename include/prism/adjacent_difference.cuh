@@ -156,16 +156,17 @@ void adjacent_difference_spans(const char* algorithm, const execution_policy& po
 
 }  // namespace detail
 
+namespace ops {
+
+
 // out[0] = x[0], out[i] = op(x[i], x[i - 1]). out may be x exactly (in place).
 template <class X, class O, class Op>
   requires detail::writable_array<O> && array_of<X, value_t<O>>
-void adjacent_difference(const execution_policy& policy, X&& x, O&& out, Op op) {
+void run(adjacent_difference, const execution_policy& policy, X&& x, O&& out, Op op) {
   detail::adjacent_difference_spans<value_t<O>>("adjacent_difference", policy, input_span(x), output_span(out), op);
 }
-template <class X, class O, class Op>
-  requires detail::writable_array<O> && array_of<X, value_t<O>> && (!std::is_convertible_v<X, execution_policy>)
-void adjacent_difference(X&& x, O&& out, Op op) {
-  adjacent_difference(par, x, out, op);
-}
+}  // namespace ops
+
+
 
 }  // namespace prism

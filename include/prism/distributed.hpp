@@ -181,7 +181,10 @@ std::vector<std::uint64_t> starts_of(const std::vector<std::uint64_t>& sizes, in
 void agree_on_layout(const communicator& comm, const shard_layout& layout, bool allocated,
                      const std::string& failure);
 // Throws std::invalid_argument unless every array is split like the first.
-void require_aligned(const char* algorithm, std::initializer_list<const shard_layout*> layouts);
+void require_aligned(const char* algorithm, std::span<const shard_layout* const> layouts);
+inline void require_aligned(const char* algorithm, std::initializer_list<const shard_layout*> layouts) {
+  require_aligned(algorithm, std::span<const shard_layout* const>(layouts.begin(), layouts.size()));
+}
 // The policy for local GPU g: the communicator's stream (or the policy's own, see above).
 execution_policy shard_policy(const char* algorithm, const execution_policy& policy,
                               const communicator& comm, int local);
@@ -342,7 +345,7 @@ class replicated {
 namespace detail {
 template <class Body>
 void each_shard(const char* algorithm, const execution_policy& policy, const communicator& comm,
-                std::initializer_list<const shard_layout*> layouts, Body body) {
+                std::span<const shard_layout* const> layouts, Body body) {
   require_aligned(algorithm, layouts);
   device_guard guard;
   for (int g = 0; g < comm.local_count(); ++g) {
@@ -352,145 +355,55 @@ void each_shard(const char* algorithm, const execution_policy& policy, const com
 }
 }  // namespace detail
 
-#define PRISM_SHARDED_BINARY(name)                                                                   \
-  template <arithmetic_element T>                                                                    \
-  void name(const execution_policy& policy, const sharded<T>& a, const sharded<T>& b,                \
-            sharded<T>& out) {                                                                       \
-    detail::each_shard(#name, policy, out.comm(), {&out.layout(), &a.layout(), &b.layout()},         \
-                       [&](int g, const execution_policy& p) { name(p, a.local(g), b.local(g), out.local(g)); }); \
-  }                                                                                                  \
-  template <arithmetic_element T>                                                                    \
-  void name(const sharded<T>& a, const sharded<T>& b, sharded<T>& out) {                             \
-    name(par, a, b, out);                                                                            \
-  }
-PRISM_SHARDED_BINARY(add)
-PRISM_SHARDED_BINARY(sub)
-PRISM_SHARDED_BINARY(mul)
-PRISM_SHARDED_BINARY(div)
-PRISM_SHARDED_BINARY(min)
-PRISM_SHARDED_BINARY(max)
-#undef PRISM_SHARDED_BINARY
+namespace ops {
+// The element-wise operations that run shard by shard: every one of <prism/elementwise.hpp> whose
+// element i depends on element i alone (adjacent_difference, gather, scatter and sequence read or
+// write across shards).
+template <class Op>
+concept shard_by_shard = requires { binary<Op>::code; } || requires { unary<Op>::code; } ||
+                         one_of<Op, scale, clamp, axpby, axpy, fma, where, cast, fill>;
 
-// Unary maps; `Requires` is the element types the single-GPU operation is offered for.
-#define PRISM_SHARDED_UNARY(name, Requires)                                                          \
-  template <Requires T>                                                                              \
-  void name(const execution_policy& policy, const sharded<T>& x, sharded<T>& out) {                  \
-    detail::each_shard(#name, policy, out.comm(), {&out.layout(), &x.layout()},                      \
-                       [&](int g, const execution_policy& p) { name(p, x.local(g), out.local(g)); }); \
-  }                                                                                                  \
-  template <Requires T>                                                                              \
-  void name(const sharded<T>& x, sharded<T>& out) {                                                  \
-    name(par, x, out);                                                                               \
-  }
-PRISM_SHARDED_UNARY(negate, signed_element)
-PRISM_SHARDED_UNARY(abs, signed_element)
-PRISM_SHARDED_UNARY(relu, signed_element)
-PRISM_SHARDED_UNARY(square, arithmetic_element)
-PRISM_SHARDED_UNARY(copy, arithmetic_element)
-PRISM_SHARDED_UNARY(sqrt, floating_point_element)
-PRISM_SHARDED_UNARY(rsqrt, floating_point_element)
-PRISM_SHARDED_UNARY(exp, floating_point_element)
-PRISM_SHARDED_UNARY(log, floating_point_element)
-PRISM_SHARDED_UNARY(sin, floating_point_element)
-PRISM_SHARDED_UNARY(cos, floating_point_element)
-PRISM_SHARDED_UNARY(tanh, floating_point_element)
-PRISM_SHARDED_UNARY(sigmoid, floating_point_element)
-#undef PRISM_SHARDED_UNARY
+template <class A>
+concept sharded_argument = requires(const A& a) { a.layout(); a.comm(); };
 
-// out = alpha x + beta y.
-template <arithmetic_element T>
-void axpby(const execution_policy& policy, scalar<T> alpha, const sharded<T>& x, scalar<T> beta,
-           const sharded<T>& y, sharded<T>& out) {
-  detail::each_shard("axpby", policy, out.comm(), {&out.layout(), &x.layout(), &y.layout()},
-                     [&](int g, const execution_policy& p) { axpby(p, alpha, x.local(g), beta, y.local(g), out.local(g)); });
+// An argument of the call on local GPU g: a sharded array's shard there, anything else as it is.
+template <class A>
+decltype(auto) shard_of(A&& a, int g) {
+  if constexpr (sharded_argument<std::remove_cvref_t<A>>) return a.local(g);
+  else return std::forward<A>(a);
 }
-template <arithmetic_element T>
-void axpby(scalar<T> alpha, const sharded<T>& x, scalar<T> beta, const sharded<T>& y, sharded<T>& out) {
-  axpby(par, alpha, x, beta, y, out);
+template <class A>
+void add_layout(std::vector<const shard_layout*>& layouts, const communicator*& comm, const A& a) {
+  if constexpr (sharded_argument<A>) {
+    layouts.push_back(&a.layout());
+    if (comm == nullptr) comm = &a.comm();
+  }
 }
-// y = alpha x + y.
-template <arithmetic_element T>
-void axpy(const execution_policy& policy, scalar<T> alpha, const sharded<T>& x, sharded<T>& y) {
-  detail::each_shard("axpy", policy, y.comm(), {&y.layout(), &x.layout()},
-                     [&](int g, const execution_policy& p) { axpy(p, alpha, x.local(g), y.local(g)); });
+
+// Every such operation over sharded arrays split alike: the one-GPU operation on each shard, on
+// its GPU, with the same scalars. prism::add(policy, a, b, out) with a, b and out sharded<T>.
+// (Where the name is also a reduction's, min(x) say, the one-GPU call is not element-wise: it
+// returns a value, and the reduction over shards below is meant.)
+template <class Op, class... A>
+concept runs_on_shards = shard_by_shard<Op> && (sharded_argument<std::remove_cvref_t<A>> || ...) &&
+                         runs_as_written<Op, const execution_policy&, decltype(shard_of(std::declval<A>(), 0))...> &&
+                         std::is_void_v<decltype(call<Op>(par, shard_of(std::declval<A>(), 0)...))>;
+template <class Op, class... A>
+  requires runs_on_shards<Op, A...>
+void run(Op, const execution_policy& policy, A&&... a) {
+  std::vector<const shard_layout*> layouts;
+  const communicator* comm = nullptr;
+  (add_layout(layouts, comm, a), ...);  // the first sharded argument's communicator
+  detail::each_shard(Op::name, policy, *comm, layouts, [&](int g, const execution_policy& p) {
+    call<Op>(p, shard_of(a, g)...);
+  });
 }
-template <arithmetic_element T>
-void axpy(scalar<T> alpha, const sharded<T>& x, sharded<T>& y) {
-  axpy(par, alpha, x, y);
-}
-// out = a b + c.
-template <arithmetic_element T>
-void fma(const execution_policy& policy, const sharded<T>& a, const sharded<T>& b, const sharded<T>& c,
-         sharded<T>& out) {
-  detail::each_shard("fma", policy, out.comm(), {&out.layout(), &a.layout(), &b.layout(), &c.layout()},
-                     [&](int g, const execution_policy& p) { fma(p, a.local(g), b.local(g), c.local(g), out.local(g)); });
-}
-template <arithmetic_element T>
-void fma(const sharded<T>& a, const sharded<T>& b, const sharded<T>& c, sharded<T>& out) {
-  fma(par, a, b, c, out);
-}
-// out = condition ? a : b, the condition bytes (uint8_t or bool) sharded like the values.
-template <class M, arithmetic_element T>
-  requires(std::is_same_v<M, std::uint8_t> || std::is_same_v<M, bool>)
-void where(const execution_policy& policy, const sharded<M>& condition, const sharded<T>& a,
-           const sharded<T>& b, sharded<T>& out) {
-  detail::each_shard("where", policy, out.comm(),
-                     {&out.layout(), &condition.layout(), &a.layout(), &b.layout()},
-                     [&](int g, const execution_policy& p) {
-                       where(p, condition.local(g), a.local(g), b.local(g), out.local(g));
-                     });
-}
-template <class M, arithmetic_element T>
-  requires(std::is_same_v<M, std::uint8_t> || std::is_same_v<M, bool>)
-void where(const sharded<M>& condition, const sharded<T>& a, const sharded<T>& b, sharded<T>& out) {
-  where(par, condition, a, b, out);
-}
-// out = alpha x.
-template <arithmetic_element T>
-void scale(const execution_policy& policy, scalar<T> alpha, const sharded<T>& x, sharded<T>& out) {
-  detail::each_shard("scale", policy, out.comm(), {&out.layout(), &x.layout()},
-                     [&](int g, const execution_policy& p) { scale(p, alpha, x.local(g), out.local(g)); });
-}
-template <arithmetic_element T>
-void scale(scalar<T> alpha, const sharded<T>& x, sharded<T>& out) {
-  scale(par, alpha, x, out);
-}
-// out = x limited to [lo, hi].
-template <arithmetic_element T>
-void clamp(const execution_policy& policy, const sharded<T>& x, sharded<T>& out, scalar<T> lo, scalar<T> hi) {
-  detail::each_shard("clamp", policy, out.comm(), {&out.layout(), &x.layout()},
-                     [&](int g, const execution_policy& p) { clamp(p, x.local(g), out.local(g), lo, hi); });
-}
-template <arithmetic_element T>
-void clamp(const sharded<T>& x, sharded<T>& out, scalar<T> lo, scalar<T> hi) {
-  clamp(par, x, out, lo, hi);
-}
-// out = x converted to out's type.
-template <class From, class To>
-  requires castable<From, To>
-void cast(const execution_policy& policy, const sharded<From>& x, sharded<To>& out) {
-  detail::each_shard("cast", policy, out.comm(), {&out.layout(), &x.layout()},
-                     [&](int g, const execution_policy& p) { cast(p, x.local(g), out.local(g)); });
-}
-template <class From, class To>
-  requires castable<From, To>
-void cast(const sharded<From>& x, sharded<To>& out) {
-  cast(par, x, out);
-}
-// out[i] = value.
-template <arithmetic_element T>
-void fill(const execution_policy& policy, sharded<T>& out, scalar<T> value) {
-  detail::each_shard("fill", policy, out.comm(), {&out.layout()},
-                     [&](int g, const execution_policy& p) { fill(p, out.local(g), value); });
-}
-template <arithmetic_element T>
-void fill(sharded<T>& out, scalar<T> value) {
-  fill(par, out, value);
-}
+
 // out[i] = start + i step with i the global index: each shard starts at start + local_start * step.
 template <arithmetic_element T>
-void sequence(const execution_policy& policy, sharded<T>& out, scalar<T> start, scalar<T> step = scalar<T>(1)) {
-  detail::each_shard("sequence", policy, out.comm(), {&out.layout()}, [&](int g, const execution_policy& p) {
+void run(sequence, const execution_policy& policy, sharded<T>& out, scalar<T> start, scalar<T> step = scalar<T>(1)) {
+  const shard_layout* layouts[] = {&out.layout()};
+  detail::each_shard("sequence", policy, out.comm(), layouts, [&](int g, const execution_policy& p) {
     scalar<T> first;
     if constexpr (std::is_integral_v<scalar<T>>) {
       // Integers wrap: the start in unsigned arithmetic, as the single-GPU sequence computes.
@@ -499,13 +412,10 @@ void sequence(const execution_policy& policy, sharded<T>& out, scalar<T> start, 
     } else {
       first = static_cast<scalar<T>>(start + static_cast<double>(out.local_start(g)) * step);
     }
-    sequence(p, out.local(g), first, step);
+    call<sequence>(p, out.local(g), first, step);
   });
 }
-template <arithmetic_element T>
-void sequence(sharded<T>& out, scalar<T> start, scalar<T> step = scalar<T>(1)) {
-  sequence(par, out, start, step);
-}
+}  // namespace ops
 
 // ---- reductions -------------------------------------------------------------------------------
 
@@ -515,6 +425,21 @@ enum class sharded_reduction {
   min, max, minmax, argmin, argmax, norm_inf,  // all-gathered (value, index) states
   norm2, mean, variance, stddev,             // all-gathered moments
 };
+// The reduction of the family's table (<prism/reduce.hpp>) of that name.
+constexpr sharded_reduction sharded_code(std::string_view name) {
+  constexpr std::pair<std::string_view, sharded_reduction> codes[] = {
+      {"sum", sharded_reduction::sum},         {"product", sharded_reduction::product},
+      {"dot", sharded_reduction::dot},         {"norm1", sharded_reduction::norm1},
+      {"count_if", sharded_reduction::count_if}, {"min", sharded_reduction::min},
+      {"max", sharded_reduction::max},         {"minmax", sharded_reduction::minmax},
+      {"argmin", sharded_reduction::argmin},   {"argmax", sharded_reduction::argmax},
+      {"norm_inf", sharded_reduction::norm_inf}, {"norm2", sharded_reduction::norm2},
+      {"mean", sharded_reduction::mean},       {"variance", sharded_reduction::variance},
+      {"stddev", sharded_reduction::stddev}};
+  for (auto [n, code] : codes)
+    if (n == name) return code;
+  throw std::invalid_argument("no sharded reduction of that name");  // a compile-time error
+}
 
 namespace detail {
 // The compiled entry point (algorithms/distributed/reduce.cu): `y` is dot's second array (else
@@ -524,84 +449,44 @@ R reduce_sharded(const execution_policy& policy, sharded_reduction what, const s
                  const sharded<T>* y, comparison compare, T value, replicated<R>* into);
 }  // namespace detail
 
-#define PRISM_SHARDED_REDUCTION(name, Requires, Result)                                                \
-  template <Requires T>                                                                                \
-  Result name(const execution_policy& policy, const sharded<T>& x) {                                   \
-    return detail::reduce_sharded<T, Result>(policy, sharded_reduction::name, x, nullptr,              \
-                                             comparison::equal, T{}, nullptr);                         \
-  }                                                                                                    \
-  template <Requires T>                                                                                \
-  void name(const execution_policy& policy, const sharded<T>& x, replicated<Result>& result) {         \
-    detail::reduce_sharded<T, Result>(policy, sharded_reduction::name, x, nullptr, comparison::equal,  \
-                                      T{}, &result);                                                   \
-  }                                                                                                    \
-  template <Requires T>                                                                                \
-  Result name(const sharded<T>& x) {                                                                   \
-    return name(par, x);                                                                               \
-  }                                                                                                    \
-  template <Requires T>                                                                                \
-  void name(const sharded<T>& x, replicated<Result>& result) {                                         \
-    name(par, x, result);                                                                              \
-  }
-PRISM_SHARDED_REDUCTION(sum, reduce_element, sum_type<T>)
-PRISM_SHARDED_REDUCTION(product, signed_reduce_element, sum_type<T>)
-PRISM_SHARDED_REDUCTION(min, reduce_element, T)
-PRISM_SHARDED_REDUCTION(max, reduce_element, T)
-PRISM_SHARDED_REDUCTION(minmax, reduce_element, minmax_result<T>)
-PRISM_SHARDED_REDUCTION(argmin, reduce_element, std::size_t)
-PRISM_SHARDED_REDUCTION(argmax, reduce_element, std::size_t)
-PRISM_SHARDED_REDUCTION(norm1, floating_element, T)
-PRISM_SHARDED_REDUCTION(norm2, floating_element, T)
-PRISM_SHARDED_REDUCTION(norm_inf, floating_element, T)
-PRISM_SHARDED_REDUCTION(mean, signed_reduce_element, real_type<T>)
-PRISM_SHARDED_REDUCTION(variance, signed_reduce_element, real_type<T>)
-PRISM_SHARDED_REDUCTION(stddev, signed_reduce_element, real_type<T>)
-#undef PRISM_SHARDED_REDUCTION
+namespace ops {
+// Every reduction of the family's table over a sharded array: returned, or into a replicated
+// result (every GPU gets the value; nothing waits).
+template <class Op, class T>
+  requires requires { reduction<Op>::template entry<float>; } && (reduction<Op>::template offered<T>)
+auto run(Op, const execution_policy& policy, const sharded<T>& x) {
+  using R = typename reduction<Op>::template result<T>;
+  return detail::reduce_sharded<T, R>(policy, sharded_code(Op::name), x, nullptr, comparison::equal, T{}, nullptr);
+}
+template <class Op, class T>
+  requires requires { reduction<Op>::template entry<float>; } && (reduction<Op>::template offered<T>)
+void run(Op, const execution_policy& policy, const sharded<T>& x,
+         replicated<typename reduction<Op>::template result<T>>& result) {
+  using R = typename reduction<Op>::template result<T>;
+  detail::reduce_sharded<T, R>(policy, sharded_code(Op::name), x, nullptr, comparison::equal, T{}, &result);
+}
 
 // sum of a[i] * b[i], a and b split alike.
 template <signed_reduce_element T>
-sum_type<T> dot(const execution_policy& policy, const sharded<T>& a, const sharded<T>& b) {
+sum_type<T> run(dot, const execution_policy& policy, const sharded<T>& a, const sharded<T>& b) {
   return detail::reduce_sharded<T, sum_type<T>>(policy, sharded_reduction::dot, a, &b, comparison::equal, T{}, nullptr);
 }
 template <signed_reduce_element T>
-void dot(const execution_policy& policy, const sharded<T>& a, const sharded<T>& b, replicated<sum_type<T>>& result) {
+void run(dot, const execution_policy& policy, const sharded<T>& a, const sharded<T>& b, replicated<sum_type<T>>& result) {
   detail::reduce_sharded<T, sum_type<T>>(policy, sharded_reduction::dot, a, &b, comparison::equal, T{}, &result);
 }
-template <signed_reduce_element T>
-sum_type<T> dot(const sharded<T>& a, const sharded<T>& b) {
-  return dot(par, a, b);
-}
-template <signed_reduce_element T>
-void dot(const sharded<T>& a, const sharded<T>& b, replicated<sum_type<T>>& result) {
-  dot(par, a, b, result);
-}
 
-// How many elements satisfy `x[i] compare value`.
+// How many elements satisfy `x[i] compare value` (count, any and all follow from it).
 template <reduce_element T>
-std::uint64_t count_if(const execution_policy& policy, const sharded<T>& x, comparison compare, T value) {
+std::uint64_t run(count_if, const execution_policy& policy, const sharded<T>& x, comparison compare, T value) {
   return detail::reduce_sharded<T, std::uint64_t>(policy, sharded_reduction::count_if, x, nullptr, compare, value, nullptr);
 }
 template <reduce_element T>
-void count_if(const execution_policy& policy, const sharded<T>& x, comparison compare, T value,
-              replicated<std::uint64_t>& result) {
+void run(count_if, const execution_policy& policy, const sharded<T>& x, comparison compare, T value,
+         replicated<std::uint64_t>& result) {
   detail::reduce_sharded<T, std::uint64_t>(policy, sharded_reduction::count_if, x, nullptr, compare, value, &result);
 }
-template <reduce_element T>
-std::uint64_t count_if(const sharded<T>& x, comparison compare, T value) {
-  return count_if(par, x, compare, value);
-}
-template <reduce_element T>
-std::uint64_t count(const sharded<T>& x, T value) {
-  return count_if(par, x, comparison::equal, value);
-}
-template <reduce_element T>
-bool any(const sharded<T>& x, comparison compare, T value) {
-  return count_if(par, x, compare, value) > 0;
-}
-template <reduce_element T>
-bool all(const sharded<T>& x, comparison compare, T value) {
-  return count_if(par, x, compare, value) == x.size();
-}
+}  // namespace ops
 
 // ---- scans ------------------------------------------------------------------------------------
 
@@ -611,23 +496,17 @@ void scan_sharded(const execution_policy& policy, scan_kind kind, scan_op op, co
                   sharded<T>& out);
 }  // namespace detail
 
+namespace ops {
 // out[i] = x[0] op ... op x[i] over the whole array; out may be x.
 template <scan_element T>
-void inclusive_scan(const execution_policy& policy, const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
+void run(inclusive_scan, const execution_policy& policy, const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
   detail::scan_sharded(policy, detail::scan_kind::inclusive, op, x, out);
-}
-template <scan_element T>
-void inclusive_scan(const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
-  inclusive_scan(par, x, out, op);
 }
 // out[i] = identity op x[0] op ... op x[i-1].
 template <scan_element T>
-void exclusive_scan(const execution_policy& policy, const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
+void run(exclusive_scan, const execution_policy& policy, const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
   detail::scan_sharded(policy, detail::scan_kind::exclusive, op, x, out);
 }
-template <scan_element T>
-void exclusive_scan(const sharded<T>& x, sharded<T>& out, scan_op op = scan_op::sum) {
-  exclusive_scan(par, x, out, op);
-}
+}  // namespace ops
 
 }  // namespace prism

@@ -34,6 +34,7 @@
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/operation.hpp>
 #include <prism/span.hpp>
 
 #include <cuda_bf16.h>
@@ -137,182 +138,7 @@ concept elementwise_arrays = elementwise_output<O> && (array_of<In, value_t<O>> 
 template <class O>
 using scalar_of = scalar<value_t<O>>;
 
-// ---- binary ---------------------------------------------------------------------------------
-// Each operation: with a policy first, or without (par: automatic, the default stream).
-
-// out[i] = a[i] + b[i].
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void add(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::add, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = a[i] - b[i].
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void sub(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::sub, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = a[i] * b[i].
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void mul(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::mul, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0.
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void div(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::div, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = the smaller of a[i] and b[i] (NaN if either is NaN).
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void min(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::min, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = the larger of a[i] and b[i] (NaN if either is NaN).
-template <class A, class B, class O>
-  requires elementwise_arrays<O, A, B>
-void max(const execution_policy& policy, A&& a, B&& b, O&& out) {
-  detail::elementwise<value_t<O>>::binary(policy, binary_op::max, input_span(a), input_span(b), output_span(out));
-}
-// out[i] = alpha * x[i] + beta * y[i].
-template <class X, class Y, class O>
-  requires elementwise_arrays<O, X, Y>
-void axpby(const execution_policy& policy, scalar_of<O> alpha, X&& x, scalar_of<O> beta, Y&& y,
-           O&& out) {
-  detail::elementwise<value_t<O>>::axpby(policy, "axpby", alpha, input_span(x), beta, input_span(y), output_span(out));
-}
-// y[i] = alpha * x[i] + y[i], in place (BLAS axpy).
-template <class X, class Y>
-  requires elementwise_arrays<Y, X>
-void axpy(const execution_policy& policy, scalar_of<Y> alpha, X&& x, Y&& y) {
-  detail::elementwise<value_t<Y>>::axpby(policy, "axpy", alpha, input_span(x), scalar_of<Y>(1), input_span(y), output_span(y));
-}
-// out[i] = a[i] * b[i] + c[i], rounded once for float and double.
-template <class A, class B, class C, class O>
-  requires elementwise_arrays<O, A, B, C>
-void fma(const execution_policy& policy, A&& a, B&& b, C&& c, O&& out) {
-  detail::elementwise<value_t<O>>::fma(policy, input_span(a), input_span(b), input_span(c), output_span(out));
-}
-// out[i] = condition[i] ? a[i] : b[i]; the condition is bytes (uint8_t or bool), true when not 0.
-template <class M, class A, class B, class O>
-  requires elementwise_arrays<O, A, B> && (array_of<M, std::uint8_t> || array_of<M, bool>)
-void where(const execution_policy& policy, M&& condition, A&& a, B&& b, O&& out) {
-  static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
-  const auto mask = input_span(condition);
-  const span<const std::uint8_t> bytes{reinterpret_cast<const std::uint8_t*>(mask.data()), mask.size()};
-  detail::elementwise<value_t<O>>::where(policy, bytes, input_span(a), input_span(b), output_span(out));
-}
-
-// ---- unary ----------------------------------------------------------------------------------
-
-template <class X, class O>
-concept unary_arrays = elementwise_arrays<O, X>;
-
-namespace detail {
-template <class X, class O>
-void unary(const execution_policy& policy, unary_op op, X&& x, O&& out, scalar_of<O> p = {},
-           scalar_of<O> q = {}) {
-  elementwise<value_t<O>>::unary(policy, op, input_span(x), output_span(out), p, q);
-}
-}  // namespace detail
-
-// out[i] = -x[i].
-template <class X, class O>
-  requires unary_arrays<X, O> && signed_element<value_t<O>>
-void negate(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::negate, x, out); }
-// out[i] = |x[i]|.
-template <class X, class O>
-  requires unary_arrays<X, O> && signed_element<value_t<O>>
-void abs(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::abs, x, out); }
-// out[i] = x[i] * x[i].
-template <class X, class O>
-  requires unary_arrays<X, O>
-void square(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::square, x, out); }
-// out[i] = max(x[i], 0).
-template <class X, class O>
-  requires unary_arrays<X, O> && signed_element<value_t<O>>
-void relu(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::relu, x, out); }
-// out[i] = alpha * x[i].
-template <class X, class O>
-  requires unary_arrays<X, O>
-void scale(const execution_policy& policy, scalar_of<O> alpha, X&& x, O&& out) {
-  detail::unary(policy, unary_op::scale, x, out, alpha);
-}
-// out[i] = x[i] limited to [lo, hi]; lo > hi throws std::invalid_argument.
-template <class X, class O>
-  requires unary_arrays<X, O>
-void clamp(const execution_policy& policy, X&& x, O&& out, scalar_of<O> lo, scalar_of<O> hi) {
-  detail::unary(policy, unary_op::clamp, x, out, lo, hi);
-}
-// out[i] = x[i].
-template <class X, class O>
-  requires unary_arrays<X, O>
-void copy(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::copy, x, out); }
-
-// The floating-point functions: out[i] = f(x[i]).
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sqrt(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sqrt, x, out); }
-// 1 / sqrt(x).
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void rsqrt(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::rsqrt, x, out); }
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void exp(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::exp, x, out); }
-// The natural logarithm.
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void log(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::log, x, out); }
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sin(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sin, x, out); }
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void cos(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::cos, x, out); }
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void tanh(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::tanh, x, out); }
-// 1 / (1 + exp(-x)).
-template <class X, class O>
-  requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sigmoid(const execution_policy& policy, X&& x, O&& out) { detail::unary(policy, unary_op::sigmoid, x, out); }
-
-// out[i] = x[i] converted to out's type: prism::cast(floats, halves).
-template <class X, class O>
-  requires elementwise_output<O> && castable<value_t<X>, value_t<O>>
-void cast(const execution_policy& policy, X&& in, O&& out) {
-  detail::conversion<value_t<X>, value_t<O>>::cast(policy, input_span(in), output_span(out));
-}
-
-// ---- generators -----------------------------------------------------------------------------
-
-// out[i] = value.
-template <class O>
-  requires elementwise_output<O>
-void fill(const execution_policy& policy, O&& out, scalar_of<O> value) {
-  detail::elementwise<value_t<O>>::generate(policy, generator_op::fill, output_span(out), value, {});
-}
-// out[i] = start + i * step, computed in scalar<T> (integers wrap).
-template <class O>
-  requires elementwise_output<O>
-void sequence(const execution_policy& policy, O&& out, scalar_of<O> start,
-              scalar_of<O> step = scalar_of<O>(1)) {
-  detail::elementwise<value_t<O>>::generate(policy, generator_op::sequence, output_span(out), start, step);
-}
-
 // ---- adjacent differences, gathers and scatters ---------------------------------------------------
-
-// out[0] = x[0], out[i] = x[i] - x[i - 1] (the family's subtraction: integers wrap, the 16-bit
-// floats compute in float). out may be x exactly (in place). Any other operator: the generic
-// prism::adjacent_difference(x, out, op) of <prism/adjacent_difference.cuh>.
-template <class X, class O>
-  requires elementwise_arrays<O, X>
-void adjacent_difference(const execution_policy& policy, X&& x, O&& out) {
-  detail::elementwise<value_t<O>>::adjacent_difference(policy, input_span(x), output_span(out));
-}
 
 // How gather and scatter treat an index outside the array it points into.
 enum class bounds {
@@ -365,11 +191,177 @@ span<bits_of_size<sizeof(T)>> as_bits(span<T> s) noexcept {
 }
 }  // namespace detail
 
+// ---- the operations -------------------------------------------------------------------------
+// Each with a policy first, or without (par: automatic, the default stream). The family's tables,
+// read by these forms, the sharded arrays and the Python module: the binary and the unary
+// operations, each with the library's code for it (the tag carries the name).
+
+namespace ops {
+template <class Op>
+struct binary;  // out[i] = a[i] op b[i]
+template <class Op>
+struct unary;  // out[i] = f(x[i])
+
+struct add { static constexpr const char* name = "add"; };
+struct sub { static constexpr const char* name = "sub"; };
+struct mul { static constexpr const char* name = "mul"; };
+struct div { static constexpr const char* name = "div"; };
+// out[i] = a[i] + b[i].
+template <> struct binary<add> { static constexpr binary_op code = binary_op::add; };
+// out[i] = a[i] - b[i].
+template <> struct binary<sub> { static constexpr binary_op code = binary_op::sub; };
+// out[i] = a[i] * b[i].
+template <> struct binary<mul> { static constexpr binary_op code = binary_op::mul; };
+// out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0.
+template <> struct binary<div> { static constexpr binary_op code = binary_op::div; };
+// out[i] = the smaller of a[i] and b[i] (NaN if either is NaN).
+template <> struct binary<min> { static constexpr binary_op code = binary_op::min; };
+// out[i] = the larger of a[i] and b[i] (NaN if either is NaN).
+template <> struct binary<max> { static constexpr binary_op code = binary_op::max; };
+using binaries = type_list<add, sub, mul, div, min, max>;
+
+template <class Op, class A, class B, class O>
+  requires requires { binary<Op>::code; } && elementwise_arrays<O, A, B>
+void run(Op, const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::elementwise<value_t<O>>::binary(policy, binary<Op>::code, input_span(a), input_span(b), output_span(out));
+}
+
+struct negate { static constexpr const char* name = "negate"; };
+struct abs { static constexpr const char* name = "abs"; };
+struct square { static constexpr const char* name = "square"; };
+struct relu { static constexpr const char* name = "relu"; };
+struct copy { static constexpr const char* name = "copy"; };
+struct sqrt { static constexpr const char* name = "sqrt"; };
+struct rsqrt { static constexpr const char* name = "rsqrt"; };
+struct exp { static constexpr const char* name = "exp"; };
+struct log { static constexpr const char* name = "log"; };
+struct sin { static constexpr const char* name = "sin"; };
+struct cos { static constexpr const char* name = "cos"; };
+struct tanh { static constexpr const char* name = "tanh"; };
+struct sigmoid { static constexpr const char* name = "sigmoid"; };
+template <unary_op Code, template <class> class Offered>
+struct unary_entry {
+  static constexpr unary_op code = Code;
+  template <class T> static constexpr bool offered = Offered<T>::value;
+};
+template <class T> using any_type = std::bool_constant<arithmetic_element<T>>;
+template <class T> using signed_type = std::bool_constant<signed_element<T>>;
+template <class T> using floating_type = std::bool_constant<floating_point_element<T>>;
+// out[i] = -x[i].
+template <> struct unary<negate> : unary_entry<unary_op::negate, signed_type> {};
+// out[i] = |x[i]|.
+template <> struct unary<abs> : unary_entry<unary_op::abs, signed_type> {};
+// out[i] = x[i] * x[i].
+template <> struct unary<square> : unary_entry<unary_op::square, any_type> {};
+// out[i] = max(x[i], 0).
+template <> struct unary<relu> : unary_entry<unary_op::relu, signed_type> {};
+// out[i] = x[i].
+template <> struct unary<copy> : unary_entry<unary_op::copy, any_type> {};
+// The floating-point functions.
+template <> struct unary<sqrt> : unary_entry<unary_op::sqrt, floating_type> {};
+// 1 / sqrt(x).
+template <> struct unary<rsqrt> : unary_entry<unary_op::rsqrt, floating_type> {};
+template <> struct unary<exp> : unary_entry<unary_op::exp, floating_type> {};
+// The natural logarithm.
+template <> struct unary<log> : unary_entry<unary_op::log, floating_type> {};
+template <> struct unary<sin> : unary_entry<unary_op::sin, floating_type> {};
+template <> struct unary<cos> : unary_entry<unary_op::cos, floating_type> {};
+template <> struct unary<tanh> : unary_entry<unary_op::tanh, floating_type> {};
+// 1 / (1 + exp(-x)).
+template <> struct unary<sigmoid> : unary_entry<unary_op::sigmoid, floating_type> {};
+using unaries = type_list<negate, abs, square, relu, copy, sqrt, rsqrt, exp, log, sin, cos, tanh, sigmoid>;
+
+template <class Op, class X, class O>
+  requires requires { unary<Op>::code; } && elementwise_arrays<O, X> && (unary<Op>::template offered<value_t<O>>)
+void run(Op, const execution_policy& policy, X&& x, O&& out) {
+  detail::elementwise<value_t<O>>::unary(policy, unary<Op>::code, input_span(x), output_span(out), {}, {});
+}
+
+// out[i] = alpha * x[i].
+struct scale { static constexpr const char* name = "scale"; };
+template <class X, class O>
+  requires elementwise_arrays<O, X>
+void run(scale, const execution_policy& policy, scalar_of<O> alpha, X&& x, O&& out) {
+  detail::elementwise<value_t<O>>::unary(policy, unary_op::scale, input_span(x), output_span(out), alpha, {});
+}
+// out[i] = x[i] limited to [lo, hi]; lo > hi throws std::invalid_argument.
+struct clamp { static constexpr const char* name = "clamp"; };
+template <class X, class O>
+  requires elementwise_arrays<O, X>
+void run(clamp, const execution_policy& policy, X&& x, O&& out, scalar_of<O> lo, scalar_of<O> hi) {
+  detail::elementwise<value_t<O>>::unary(policy, unary_op::clamp, input_span(x), output_span(out), lo, hi);
+}
+// out[i] = alpha * x[i] + beta * y[i].
+struct axpby { static constexpr const char* name = "axpby"; };
+template <class X, class Y, class O>
+  requires elementwise_arrays<O, X, Y>
+void run(axpby, const execution_policy& policy, scalar_of<O> alpha, X&& x, scalar_of<O> beta, Y&& y, O&& out) {
+  detail::elementwise<value_t<O>>::axpby(policy, "axpby", alpha, input_span(x), beta, input_span(y), output_span(out));
+}
+// y[i] = alpha * x[i] + y[i], in place (BLAS axpy).
+struct axpy { static constexpr const char* name = "axpy"; };
+template <class X, class Y>
+  requires elementwise_arrays<Y, X>
+void run(axpy, const execution_policy& policy, scalar_of<Y> alpha, X&& x, Y&& y) {
+  detail::elementwise<value_t<Y>>::axpby(policy, "axpy", alpha, input_span(x), scalar_of<Y>(1), input_span(y),
+                                         output_span(y));
+}
+// out[i] = a[i] * b[i] + c[i], rounded once for float and double.
+struct fma { static constexpr const char* name = "fma"; };
+template <class A, class B, class C, class O>
+  requires elementwise_arrays<O, A, B, C>
+void run(fma, const execution_policy& policy, A&& a, B&& b, C&& c, O&& out) {
+  detail::elementwise<value_t<O>>::fma(policy, input_span(a), input_span(b), input_span(c), output_span(out));
+}
+// out[i] = condition[i] ? a[i] : b[i]; the condition is bytes (uint8_t or bool), true when not 0.
+struct where { static constexpr const char* name = "where"; };
+template <class M, class A, class B, class O>
+  requires elementwise_arrays<O, A, B> && (array_of<M, std::uint8_t> || array_of<M, bool>)
+void run(where, const execution_policy& policy, M&& condition, A&& a, B&& b, O&& out) {
+  static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
+  const auto mask = input_span(condition);
+  const span<const std::uint8_t> bytes{reinterpret_cast<const std::uint8_t*>(mask.data()), mask.size()};
+  detail::elementwise<value_t<O>>::where(policy, bytes, input_span(a), input_span(b), output_span(out));
+}
+// out[i] = x[i] converted to out's type: prism::cast(floats, halves).
+struct cast { static constexpr const char* name = "cast"; };
+template <class X, class O>
+  requires elementwise_output<O> && castable<value_t<X>, value_t<O>>
+void run(cast, const execution_policy& policy, X&& in, O&& out) {
+  detail::conversion<value_t<X>, value_t<O>>::cast(policy, input_span(in), output_span(out));
+}
+// out[i] = value.
+struct fill { static constexpr const char* name = "fill"; };
+template <class O>
+  requires elementwise_output<O>
+void run(fill, const execution_policy& policy, O&& out, scalar_of<O> value) {
+  detail::elementwise<value_t<O>>::generate(policy, generator_op::fill, output_span(out), value, {});
+}
+// out[i] = start + i * step (step 1 if not given), computed in scalar<T> (integers wrap).
+struct sequence { static constexpr const char* name = "sequence"; };
+template <class O>
+  requires elementwise_output<O>
+void run(sequence, const execution_policy& policy, O&& out, scalar_of<O> start, scalar_of<O> step = scalar_of<O>(1)) {
+  detail::elementwise<value_t<O>>::generate(policy, generator_op::sequence, output_span(out), start, step);
+}
+
+// out[0] = x[0], out[i] = x[i] - x[i - 1] (the family's subtraction: integers wrap, the 16-bit
+// floats compute in float). out may be x exactly (in place). Any other operator: the generic
+// prism::adjacent_difference(x, out, op) of <prism/adjacent_difference.cuh>.
+
+struct adjacent_difference { static constexpr const char* name = "adjacent_difference"; };
+template <class X, class O>
+  requires elementwise_arrays<O, X>
+void run(adjacent_difference, const execution_policy& policy, X&& x, O&& out) {
+  detail::elementwise<value_t<O>>::adjacent_difference(policy, input_span(x), output_span(out));
+}
+
 // out[i] = values[map[i]]: out has the map's size and overlaps nothing.
+struct gather { static constexpr const char* name = "gather"; };
 template <class M, class V, class O>
   requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
            array_of<V, value_t<O>>
-void gather(const execution_policy& policy, M&& map, V&& values, O&& out, bounds checking = bounds::unchecked) {
+void run(gather, const execution_policy& policy, M&& map, V&& values, O&& out, bounds checking = bounds::unchecked) {
   using P = detail::permutation<sizeof(value_t<O>), value_t<M>>;
   P::gather(policy, input_span(map), detail::as_bits(input_span(values)), detail::as_bits(output_span(out)), checking);
 }
@@ -377,85 +369,45 @@ void gather(const execution_policy& policy, M&& map, V&& values, O&& out, bounds
 // out[map[i]] = values[i]: the map has the values' size; out overlaps nothing, and keeps the
 // elements no index names. An index that appears twice leaves one of its values, which one is not
 // defined.
+struct scatter { static constexpr const char* name = "scatter"; };
 template <class V, class M, class O>
   requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
            array_of<V, value_t<O>>
-void scatter(const execution_policy& policy, V&& values, M&& map, O&& out, bounds checking = bounds::unchecked) {
+void run(scatter, const execution_policy& policy, V&& values, M&& map, O&& out, bounds checking = bounds::unchecked) {
   using P = detail::permutation<sizeof(value_t<O>), value_t<M>>;
   P::scatter(policy, detail::as_bits(input_span(values)), input_span(map), detail::as_bits(output_span(out)), checking);
 }
+}  // namespace ops
 
-// ---- the same without a policy: automatic, on the default stream ------------------------------
-
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void add(A&& a, B&& b, O&& out) { add(par, a, b, out); }
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void sub(A&& a, B&& b, O&& out) { sub(par, a, b, out); }
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void mul(A&& a, B&& b, O&& out) { mul(par, a, b, out); }
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void div(A&& a, B&& b, O&& out) { div(par, a, b, out); }
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void min(A&& a, B&& b, O&& out) { min(par, a, b, out); }
-template <class A, class B, class O> requires elementwise_arrays<O, A, B>
-void max(A&& a, B&& b, O&& out) { max(par, a, b, out); }
-template <class X, class Y, class O> requires elementwise_arrays<O, X, Y>
-void axpby(scalar_of<O> alpha, X&& x, scalar_of<O> beta, Y&& y, O&& out) { axpby(par, alpha, x, beta, y, out); }
-template <class X, class Y> requires elementwise_arrays<Y, X>
-void axpy(scalar_of<Y> alpha, X&& x, Y&& y) { axpy(par, alpha, x, y); }
-template <class A, class B, class C, class O> requires elementwise_arrays<O, A, B, C>
-void fma(A&& a, B&& b, C&& c, O&& out) { fma(par, a, b, c, out); }
-template <class M, class A, class B, class O>
-  requires elementwise_arrays<O, A, B> && (array_of<M, std::uint8_t> || array_of<M, bool>)
-void where(M&& condition, A&& a, B&& b, O&& out) { where(par, condition, a, b, out); }
-template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
-void negate(X&& x, O&& out) { negate(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
-void abs(X&& x, O&& out) { abs(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O>
-void square(X&& x, O&& out) { square(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && signed_element<value_t<O>>
-void relu(X&& x, O&& out) { relu(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O>
-void scale(scalar_of<O> alpha, X&& x, O&& out) { scale(par, alpha, x, out); }
-template <class X, class O> requires unary_arrays<X, O>
-void clamp(X&& x, O&& out, scalar_of<O> lo, scalar_of<O> hi) { clamp(par, x, out, lo, hi); }
-template <class X, class O> requires unary_arrays<X, O>
-void copy(X&& x, O&& out) { copy(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sqrt(X&& x, O&& out) { sqrt(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void rsqrt(X&& x, O&& out) { rsqrt(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void exp(X&& x, O&& out) { exp(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void log(X&& x, O&& out) { log(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sin(X&& x, O&& out) { sin(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void cos(X&& x, O&& out) { cos(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void tanh(X&& x, O&& out) { tanh(par, x, out); }
-template <class X, class O> requires unary_arrays<X, O> && floating_point_element<value_t<O>>
-void sigmoid(X&& x, O&& out) { sigmoid(par, x, out); }
-template <class X, class O>
-  requires elementwise_output<O> && castable<value_t<X>, value_t<O>>
-void cast(X&& in, O&& out) { cast(par, in, out); }
-template <class O> requires elementwise_output<O>
-void fill(O&& out, scalar_of<O> value) { fill(par, out, value); }
-template <class O> requires elementwise_output<O>
-void sequence(O&& out, scalar_of<O> start, scalar_of<O> step = scalar_of<O>(1)) {
-  sequence(par, out, start, step);
-}
-template <class X, class O> requires elementwise_arrays<O, X>
-void adjacent_difference(X&& x, O&& out) { adjacent_difference(par, x, out); }
-template <class M, class V, class O>
-  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
-           array_of<V, value_t<O>>
-void gather(M&& map, V&& values, O&& out, bounds checking = bounds::unchecked) { gather(par, map, values, out, checking); }
-template <class V, class M, class O>
-  requires index_array<M> && array_like<std::remove_reference_t<O>> && movable_element<value_t<O>> &&
-           array_of<V, value_t<O>>
-void scatter(V&& values, M&& map, O&& out, bounds checking = bounds::unchecked) { scatter(par, values, map, out, checking); }
+inline constexpr operation<ops::add> add{};
+inline constexpr operation<ops::sub> sub{};
+inline constexpr operation<ops::mul> mul{};
+inline constexpr operation<ops::div> div{};
+// min and max: <prism/operation.hpp> (they are reductions too).
+inline constexpr operation<ops::negate> negate{};
+inline constexpr operation<ops::abs> abs{};
+inline constexpr operation<ops::square> square{};
+inline constexpr operation<ops::relu> relu{};
+inline constexpr operation<ops::copy> copy{};
+inline constexpr operation<ops::sqrt> sqrt{};
+inline constexpr operation<ops::rsqrt> rsqrt{};
+inline constexpr operation<ops::exp> exp{};
+inline constexpr operation<ops::log> log{};
+inline constexpr operation<ops::sin> sin{};
+inline constexpr operation<ops::cos> cos{};
+inline constexpr operation<ops::tanh> tanh{};
+inline constexpr operation<ops::sigmoid> sigmoid{};
+inline constexpr operation<ops::scale> scale{};
+inline constexpr operation<ops::clamp> clamp{};
+inline constexpr operation<ops::axpby> axpby{};
+inline constexpr operation<ops::axpy> axpy{};
+inline constexpr operation<ops::fma> fma{};
+inline constexpr operation<ops::where> where{};
+inline constexpr operation<ops::cast> cast{};
+inline constexpr operation<ops::fill> fill{};
+inline constexpr operation<ops::sequence> sequence{};
+inline constexpr operation<ops::adjacent_difference> adjacent_difference{};
+inline constexpr operation<ops::gather> gather{};
+inline constexpr operation<ops::scatter> scatter{};
 
 }  // namespace prism

@@ -48,6 +48,7 @@
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/operation.hpp>
 #include <prism/span.hpp>
 
 #include <algorithm>
@@ -130,37 +131,33 @@ concept histogram_counts =
 template <class E, class X>
 concept histogram_edges = array_of<E, histogram_level_t<value_t<X>>>;
 
+namespace ops {
+struct histogram { static constexpr const char* name = "histogram"; };
+
 // counts.size() equal bins over [lo, hi).
 template <class X, class N>
   requires histogram_samples<X> && histogram_counts<N>
-void histogram(const execution_policy& policy, X&& samples, N&& counts, histogram_level_t<value_t<X>> lo,
+void run(histogram, const execution_policy& policy, X&& samples, N&& counts, histogram_level_t<value_t<X>> lo,
                histogram_level_t<value_t<X>> hi) {
   detail::histogram_even<value_t<X>, value_t<N>>(policy, input_span(samples), output_span(counts), lo, hi);
-}
-template <class X, class N>
-  requires histogram_samples<X> && histogram_counts<N>
-void histogram(X&& samples, N&& counts, histogram_level_t<value_t<X>> lo, histogram_level_t<value_t<X>> hi) {
-  histogram(par, samples, counts, lo, hi);
 }
 
 // Bin k: edges[k] <= x < edges[k + 1]; counts.size() == edges.size() - 1.
 template <class X, class E, class N>
   requires histogram_samples<X> && histogram_edges<E, X> && histogram_counts<N>
-void histogram(const execution_policy& policy, X&& samples, E&& edges, N&& counts) {
+void run(histogram, const execution_policy& policy, X&& samples, E&& edges, N&& counts) {
   detail::histogram_range<value_t<X>, value_t<N>>(policy, input_span(samples), input_span(edges), output_span(counts));
-}
-template <class X, class E, class N>
-  requires histogram_samples<X> && histogram_edges<E, X> && histogram_counts<N>
-void histogram(X&& samples, E&& edges, N&& counts) {
-  histogram(par, samples, edges, counts);
 }
 
 // The lesson: float samples, uint32 counts, equal bins, by one stage (device memory; the policy's
 // stream and scratch; its implementation is not used). Tested and timed beside the implementations.
 template <class X, class N>
   requires array_of<X, float> && writable_array_of<N, std::uint32_t>
-void histogram(histogram_stage stage, const execution_policy& policy, X&& samples, N&& counts, float lo, float hi) {
+void run(histogram, histogram_stage stage, const execution_policy& policy, X&& samples, N&& counts, float lo, float hi) {
   detail::histogram_by_stage(stage, policy, input_span(samples), output_span(counts), lo, hi);
 }
+}  // namespace ops
+
+inline constexpr operation<ops::histogram> histogram{};
 
 }  // namespace prism

@@ -404,34 +404,30 @@ template <class In>
 concept reduce_inputs =
     array_like<std::remove_reference_t<In>> || detail::tuple_of_spans<std::remove_cvref_t<In>>;
 
+namespace ops {
+struct transform_reduce { static constexpr const char* name = "transform_reduce"; };
+
 // op over f of every element (identity for an empty input), returned: the call waits.
 template <class In, class Acc, class Op, class F>
   requires reduce_inputs<In>
-Acc transform_reduce(const execution_policy& policy, In&& inputs, Acc identity, Op op, F f) {
+Acc run(transform_reduce, const execution_policy& policy, In&& inputs, Acc identity, Op op, F f) {
   return detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f),
                                    op, identity, functors::no_finalize{}, static_cast<span<Acc>*>(nullptr),
                                    detail::as_inputs(std::forward<In>(inputs)));
-}
-template <class In, class Acc, class Op, class F>
-  requires reduce_inputs<In>
-Acc transform_reduce(In&& inputs, Acc identity, Op op, F f) {
-  return transform_reduce(par, std::forward<In>(inputs), identity, op, f);
 }
 
 // The same into result[0] (one element, device memory; host memory for impl::cpu): nothing waits.
 template <class In, class R, class Acc, class Op, class F>
   requires reduce_inputs<In> && writable_array_of<R, Acc>
-void transform_reduce(const execution_policy& policy, In&& inputs, R&& result, Acc identity, Op op,
+void run(transform_reduce, const execution_policy& policy, In&& inputs, R&& result, Acc identity, Op op,
                       F f) {
   span<Acc> into = output_span(result);
   detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f), op,
                             identity, functors::no_finalize{}, &into,
                             detail::as_inputs(std::forward<In>(inputs)));
 }
-template <class In, class R, class Acc, class Op, class F>
-  requires reduce_inputs<In> && writable_array_of<R, Acc>
-void transform_reduce(In&& inputs, R&& result, Acc identity, Op op, F f) {
-  transform_reduce(par, std::forward<In>(inputs), std::forward<R>(result), identity, op, f);
-}
+}  // namespace ops
+
+inline constexpr operation<ops::transform_reduce> transform_reduce{};
 
 }  // namespace prism

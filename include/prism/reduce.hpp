@@ -35,12 +35,14 @@
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/operation.hpp>
 #include <prism/span.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -142,418 +144,245 @@ real_type<T> variance(const execution_policy&, span<const T>, span<real_type<T>>
 template <signed_reduce_element T>
 real_type<T> stddev(const execution_policy&, span<const T>, span<real_type<T>>* into);
 
-// Calls a compiled entry point returned (into = null) or into a result array.
-template <class R, class Entry>
-R returned(Entry entry) {
-  return entry(static_cast<span<R>*>(nullptr));
-}
-template <class R, class Out, class Entry>
-void into(Out&& result, Entry entry) {
-  span<R> r = output_span(result);
-  entry(&r);
-}
 }  // namespace detail
 
 // An input array of a reduction, by the types it is offered for.
 template <class X>
 concept reduce_array = array_like<std::remove_reference_t<X>> && reduce_element<value_t<X>>;
-template <class X>
-concept signed_reduce_array = reduce_array<X> && signed_reduce_element<value_t<X>>;
-template <class X>
-concept floating_array = reduce_array<X> && floating_element<value_t<X>>;
 // A one-element array for a result of type R.
 template <class O, class R>
 concept result_array = writable_array_of<O, R>;
 
 // ---- the reductions: returned, or into result[0]; with a policy first or without --------------
+// The family's table: one entry per reduction of one array, read by the forms below, by the
+// sharded arrays (<prism/distributed.hpp>) and by the Python module. Each says the element types
+// the reduction is offered for, what it returns for T, and the library's entry point; the tag
+// carries the name.
+
+namespace ops {
+template <class Op>
+struct reduction;  // specialized once per reduction of one array
+
+template <class T>
+using same_type = T;
+template <class T>
+using index_type = std::size_t;
+
+struct sum { static constexpr const char* name = "sum"; };
+struct product { static constexpr const char* name = "product"; };
+struct minmax { static constexpr const char* name = "minmax"; };
+struct argmin { static constexpr const char* name = "argmin"; };
+struct argmax { static constexpr const char* name = "argmax"; };
+struct norm1 { static constexpr const char* name = "norm1"; };
+struct norm2 { static constexpr const char* name = "norm2"; };
+struct norm_inf { static constexpr const char* name = "norm_inf"; };
+struct mean { static constexpr const char* name = "mean"; };
+struct variance { static constexpr const char* name = "variance"; };
+struct stddev { static constexpr const char* name = "stddev"; };
 
 // The sum of the elements (0 for none).
-template <class X>
-  requires reduce_array<X>
-auto sum(const execution_policy& policy, X&& x) {
-  return detail::returned<sum_type<value_t<X>>>([&](auto* into) { return detail::sum(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, sum_type<value_t<X>>>
-void sum(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<sum_type<value_t<X>>>(result, [&](auto* into) { return detail::sum(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto sum(X&& x) {
-  return sum(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, sum_type<value_t<X>>>
-void sum(X&& x, O&& result) {
-  sum(par, x, result);
-}
-
+template <>
+struct reduction<sum> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = sum_type<T>;
+  template <class T> static constexpr auto entry = &detail::sum<T>;
+};
 // The product of the elements (1 for none).
-template <class X>
-  requires signed_reduce_array<X>
-auto product(const execution_policy& policy, X&& x) {
-  return detail::returned<sum_type<value_t<X>>>([&](auto* into) { return detail::product(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, sum_type<value_t<X>>>
-void product(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<sum_type<value_t<X>>>(result, [&](auto* into) { return detail::product(policy, input_span(x), into); });
-}
-template <class X>
-  requires signed_reduce_array<X>
-auto product(X&& x) {
-  return product(par, x);
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, sum_type<value_t<X>>>
-void product(X&& x, O&& result) {
-  product(par, x, result);
-}
-
+template <>
+struct reduction<product> {
+  template <class T> static constexpr bool offered = signed_reduce_element<T>;
+  template <class T> using result = sum_type<T>;
+  template <class T> static constexpr auto entry = &detail::product<T>;
+};
 // The smallest element (NaN if any is NaN).
-template <class X>
-  requires reduce_array<X>
-auto min(const execution_policy& policy, X&& x) {
-  return detail::returned<value_t<X>>([&](auto* into) { return detail::min(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, value_t<X>>
-void min(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<value_t<X>>(result, [&](auto* into) { return detail::min(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto min(X&& x) {
-  return min(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, value_t<X>>
-void min(X&& x, O&& result) {
-  min(par, x, result);
-}
-
+template <>
+struct reduction<min> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = T;
+  template <class T> static constexpr auto entry = &detail::min<T>;
+};
 // The largest element (NaN if any is NaN).
-template <class X>
-  requires reduce_array<X>
-auto max(const execution_policy& policy, X&& x) {
-  return detail::returned<value_t<X>>([&](auto* into) { return detail::max(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, value_t<X>>
-void max(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<value_t<X>>(result, [&](auto* into) { return detail::max(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto max(X&& x) {
-  return max(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, value_t<X>>
-void max(X&& x, O&& result) {
-  max(par, x, result);
-}
-
+template <>
+struct reduction<max> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = T;
+  template <class T> static constexpr auto entry = &detail::max<T>;
+};
 // The smallest and the largest, in one pass.
-template <class X>
-  requires reduce_array<X>
-auto minmax(const execution_policy& policy, X&& x) {
-  return detail::returned<minmax_result<value_t<X>>>([&](auto* into) { return detail::minmax(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, minmax_result<value_t<X>>>
-void minmax(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<minmax_result<value_t<X>>>(result, [&](auto* into) { return detail::minmax(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto minmax(X&& x) {
-  return minmax(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, minmax_result<value_t<X>>>
-void minmax(X&& x, O&& result) {
-  minmax(par, x, result);
-}
-
+template <>
+struct reduction<minmax> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = minmax_result<T>;
+  template <class T> static constexpr auto entry = &detail::minmax<T>;
+};
 // The index of the first smallest element (of the first NaN, if any).
-template <class X>
-  requires reduce_array<X>
-auto argmin(const execution_policy& policy, X&& x) {
-  return detail::returned<std::size_t>([&](auto* into) { return detail::argmin(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, std::size_t>
-void argmin(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<std::size_t>(result, [&](auto* into) { return detail::argmin(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto argmin(X&& x) {
-  return argmin(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, std::size_t>
-void argmin(X&& x, O&& result) {
-  argmin(par, x, result);
-}
-
+template <>
+struct reduction<argmin> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = std::size_t;
+  template <class T> static constexpr auto entry = &detail::argmin<T>;
+};
 // The index of the first largest element (of the first NaN, if any).
-template <class X>
-  requires reduce_array<X>
-auto argmax(const execution_policy& policy, X&& x) {
-  return detail::returned<std::size_t>([&](auto* into) { return detail::argmax(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, std::size_t>
-void argmax(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<std::size_t>(result, [&](auto* into) { return detail::argmax(policy, input_span(x), into); });
-}
-template <class X>
-  requires reduce_array<X>
-auto argmax(X&& x) {
-  return argmax(par, x);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, std::size_t>
-void argmax(X&& x, O&& result) {
-  argmax(par, x, result);
-}
-
+template <>
+struct reduction<argmax> {
+  template <class T> static constexpr bool offered = reduce_element<T>;
+  template <class T> using result = std::size_t;
+  template <class T> static constexpr auto entry = &detail::argmax<T>;
+};
 // sum |x[i]|.
-template <class X>
-  requires floating_array<X>
-auto norm1(const execution_policy& policy, X&& x) {
-  return detail::returned<value_t<X>>([&](auto* into) { return detail::norm1(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm1(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<value_t<X>>(result, [&](auto* into) { return detail::norm1(policy, input_span(x), into); });
-}
-template <class X>
-  requires floating_array<X>
-auto norm1(X&& x) {
-  return norm1(par, x);
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm1(X&& x, O&& result) {
-  norm1(par, x, result);
-}
-
+template <>
+struct reduction<norm1> {
+  template <class T> static constexpr bool offered = floating_element<T>;
+  template <class T> using result = T;
+  template <class T> static constexpr auto entry = &detail::norm1<T>;
+};
 // sqrt(sum x[i]^2).
-template <class X>
-  requires floating_array<X>
-auto norm2(const execution_policy& policy, X&& x) {
-  return detail::returned<value_t<X>>([&](auto* into) { return detail::norm2(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm2(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<value_t<X>>(result, [&](auto* into) { return detail::norm2(policy, input_span(x), into); });
-}
-template <class X>
-  requires floating_array<X>
-auto norm2(X&& x) {
-  return norm2(par, x);
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm2(X&& x, O&& result) {
-  norm2(par, x, result);
-}
-
+template <>
+struct reduction<norm2> {
+  template <class T> static constexpr bool offered = floating_element<T>;
+  template <class T> using result = T;
+  template <class T> static constexpr auto entry = &detail::norm2<T>;
+};
 // max |x[i]| (NaN if any element is NaN).
-template <class X>
-  requires floating_array<X>
-auto norm_inf(const execution_policy& policy, X&& x) {
-  return detail::returned<value_t<X>>([&](auto* into) { return detail::norm_inf(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm_inf(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<value_t<X>>(result, [&](auto* into) { return detail::norm_inf(policy, input_span(x), into); });
-}
-template <class X>
-  requires floating_array<X>
-auto norm_inf(X&& x) {
-  return norm_inf(par, x);
-}
-template <class X, class O>
-  requires floating_array<X> && result_array<O, value_t<X>>
-void norm_inf(X&& x, O&& result) {
-  norm_inf(par, x, result);
-}
-
+template <>
+struct reduction<norm_inf> {
+  template <class T> static constexpr bool offered = floating_element<T>;
+  template <class T> using result = T;
+  template <class T> static constexpr auto entry = &detail::norm_inf<T>;
+};
 // The mean, in real_type.
-template <class X>
-  requires signed_reduce_array<X>
-auto mean(const execution_policy& policy, X&& x) {
-  return detail::returned<real_type<value_t<X>>>([&](auto* into) { return detail::mean(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void mean(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<real_type<value_t<X>>>(result, [&](auto* into) { return detail::mean(policy, input_span(x), into); });
-}
-template <class X>
-  requires signed_reduce_array<X>
-auto mean(X&& x) {
-  return mean(par, x);
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void mean(X&& x, O&& result) {
-  mean(par, x, result);
-}
-
+template <>
+struct reduction<mean> {
+  template <class T> static constexpr bool offered = signed_reduce_element<T>;
+  template <class T> using result = real_type<T>;
+  template <class T> static constexpr auto entry = &detail::mean<T>;
+};
 // The population variance (divided by n), in real_type.
-template <class X>
-  requires signed_reduce_array<X>
-auto variance(const execution_policy& policy, X&& x) {
-  return detail::returned<real_type<value_t<X>>>([&](auto* into) { return detail::variance(policy, input_span(x), into); });
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void variance(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<real_type<value_t<X>>>(result, [&](auto* into) { return detail::variance(policy, input_span(x), into); });
-}
-template <class X>
-  requires signed_reduce_array<X>
-auto variance(X&& x) {
-  return variance(par, x);
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void variance(X&& x, O&& result) {
-  variance(par, x, result);
-}
-
+template <>
+struct reduction<variance> {
+  template <class T> static constexpr bool offered = signed_reduce_element<T>;
+  template <class T> using result = real_type<T>;
+  template <class T> static constexpr auto entry = &detail::variance<T>;
+};
 // The square root of the population variance.
-template <class X>
-  requires signed_reduce_array<X>
-auto stddev(const execution_policy& policy, X&& x) {
-  return detail::returned<real_type<value_t<X>>>([&](auto* into) { return detail::stddev(policy, input_span(x), into); });
+template <>
+struct reduction<stddev> {
+  template <class T> static constexpr bool offered = signed_reduce_element<T>;
+  template <class T> using result = real_type<T>;
+  template <class T> static constexpr auto entry = &detail::stddev<T>;
+};
+
+// The reductions of one array, in the order the Python module and the benchmarks list them.
+using reductions = type_list<sum, product, min, max, minmax, argmin, argmax, norm1, norm2, norm_inf, mean,
+                             variance, stddev>;
+
+// An array that reduction Op is offered for, and Op's result for it.
+template <class Op, class X>
+concept reducible = requires { reduction<Op>::template entry<float>; } && reduce_array<X> &&
+                    reduction<Op>::template offered<value_t<X>>;
+template <class Op, class X>
+using reduction_result = typename reduction<Op>::template result<value_t<X>>;
+
+// Every reduction of the table: returned (the call waits) ...
+template <class Op, class X>
+  requires reducible<Op, X>
+auto run(Op, const execution_policy& policy, X&& x) {
+  using R = reduction_result<Op, X>;
+  return reduction<Op>::template entry<value_t<X>>(policy, input_span(x), static_cast<span<R>*>(nullptr));
 }
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void stddev(const execution_policy& policy, X&& x, O&& result) {
-  detail::into<real_type<value_t<X>>>(result, [&](auto* into) { return detail::stddev(policy, input_span(x), into); });
-}
-template <class X>
-  requires signed_reduce_array<X>
-auto stddev(X&& x) {
-  return stddev(par, x);
-}
-template <class X, class O>
-  requires signed_reduce_array<X> && result_array<O, real_type<value_t<X>>>
-void stddev(X&& x, O&& result) {
-  stddev(par, x, result);
+// ... or into result[0] (nothing waits).
+template <class Op, class X, class O>
+  requires reducible<Op, X> && result_array<O, reduction_result<Op, X>>
+void run(Op, const execution_policy& policy, X&& x, O&& result) {
+  span<reduction_result<Op, X>> into = output_span(result);
+  reduction<Op>::template entry<value_t<X>>(policy, input_span(x), &into);
 }
 
 // sum of a[i] * b[i]; a and b have the same size.
+struct dot { static constexpr const char* name = "dot"; };
 template <class A, class B>
-  requires signed_reduce_array<A> && array_of<B, value_t<A>>
-auto dot(const execution_policy& policy, A&& a, B&& b) {
-  return detail::returned<sum_type<value_t<A>>>(
-      [&](auto* into) { return detail::dot(policy, input_span(a), input_span(b), into); });
+  requires reduce_array<A> && signed_reduce_element<value_t<A>> && array_of<B, value_t<A>>
+auto run(dot, const execution_policy& policy, A&& a, B&& b) {
+  using R = sum_type<value_t<A>>;
+  return detail::dot(policy, input_span(a), input_span(b), static_cast<span<R>*>(nullptr));
 }
 template <class A, class B, class O>
-  requires signed_reduce_array<A> && array_of<B, value_t<A>> &&
+  requires reduce_array<A> && signed_reduce_element<value_t<A>> && array_of<B, value_t<A>> &&
            result_array<O, sum_type<value_t<A>>>
-void dot(const execution_policy& policy, A&& a, B&& b, O&& result) {
-  detail::into<sum_type<value_t<A>>>(
-      result, [&](auto* into) { return detail::dot(policy, input_span(a), input_span(b), into); });
-}
-template <class A, class B>
-  requires signed_reduce_array<A> && array_of<B, value_t<A>>
-auto dot(A&& a, B&& b) {
-  return dot(par, a, b);
-}
-template <class A, class B, class O>
-  requires signed_reduce_array<A> && array_of<B, value_t<A>> &&
-           result_array<O, sum_type<value_t<A>>>
-void dot(A&& a, B&& b, O&& result) {
-  dot(par, a, b, result);
+void run(dot, const execution_policy& policy, A&& a, B&& b, O&& result) {
+  span<sum_type<value_t<A>>> into = output_span(result);
+  detail::dot(policy, input_span(a), input_span(b), &into);
 }
 
 // How many elements satisfy `x[i] compare value`.
+struct count_if { static constexpr const char* name = "count_if"; };
 template <class X>
   requires reduce_array<X>
-std::uint64_t count_if(const execution_policy& policy, X&& x, comparison compare,
-                       value_t<X> value) {
-  return detail::returned<std::uint64_t>(
-      [&](auto* into) { return detail::count_if(policy, input_span(x), compare, value, into); });
+std::uint64_t run(count_if, const execution_policy& policy, X&& x, comparison compare, value_t<X> value) {
+  return detail::count_if(policy, input_span(x), compare, value, static_cast<span<std::uint64_t>*>(nullptr));
 }
 template <class X, class O>
   requires reduce_array<X> && result_array<O, std::uint64_t>
-void count_if(const execution_policy& policy, X&& x, comparison compare, value_t<X> value,
-              O&& result) {
-  detail::into<std::uint64_t>(
-      result, [&](auto* into) { return detail::count_if(policy, input_span(x), compare, value, into); });
-}
-template <class X>
-  requires reduce_array<X>
-std::uint64_t count_if(X&& x, comparison compare, value_t<X> value) {
-  return count_if(par, x, compare, value);
-}
-template <class X, class O>
-  requires reduce_array<X> && result_array<O, std::uint64_t>
-void count_if(X&& x, comparison compare, value_t<X> value, O&& result) {
-  count_if(par, x, compare, value, result);
+void run(count_if, const execution_policy& policy, X&& x, comparison compare, value_t<X> value, O&& result) {
+  span<std::uint64_t> into = output_span(result);
+  detail::count_if(policy, input_span(x), compare, value, &into);
 }
 
-// How many elements equal value.
-template <class X>
-  requires reduce_array<X>
-std::uint64_t count(const execution_policy& policy, X&& x, value_t<X> value) {
-  return count_if(policy, x, comparison::equal, value);
+// How many elements equal value; whether some (every) element satisfies `x[i] compare value`:
+// a count, returned, without an early exit (a reduction reads everything anyway at the same speed).
+// For every array count_if takes (the sharded ones of <prism/distributed.hpp> too); the tag is a
+// parameter so that asking whether count_if runs does not ask these first.
+struct count { static constexpr const char* name = "count"; };
+struct any { static constexpr const char* name = "any"; };
+struct all { static constexpr const char* name = "all"; };
+template <class Tag, class X, class V>
+  requires std::is_same_v<Tag, count> && runs_as_written<count_if, const execution_policy&, X, comparison, V>
+std::uint64_t run(Tag, const execution_policy& policy, X&& x, V value) {
+  return run(count_if{}, policy, x, comparison::equal, value);
 }
-template <class X>
-  requires reduce_array<X>
-std::uint64_t count(X&& x, value_t<X> value) {
-  return count(par, x, value);
+template <class Tag, class X, class V>
+  requires std::is_same_v<Tag, any> && runs_as_written<count_if, const execution_policy&, X, comparison, V>
+bool run(Tag, const execution_policy& policy, X&& x, comparison compare, V value) {
+  return run(count_if{}, policy, x, compare, value) > 0;
 }
-
-// Whether some (every) element satisfies `x[i] compare value`: a count, without an early exit
-// (a reduction reads everything anyway at the same speed).
-template <class X>
-  requires reduce_array<X>
-bool any(const execution_policy& policy, X&& x, comparison compare, value_t<X> value) {
-  return count_if(policy, x, compare, value) > 0;
-}
-template <class X>
-  requires reduce_array<X>
-bool any(X&& x, comparison compare, value_t<X> value) {
-  return any(par, x, compare, value);
-}
-template <class X>
-  requires reduce_array<X>
-bool all(const execution_policy& policy, X&& x, comparison compare, value_t<X> value) {
-  return count_if(policy, x, compare, value) == input_span(x).size();
-}
-template <class X>
-  requires reduce_array<X>
-bool all(X&& x, comparison compare, value_t<X> value) {
-  return all(par, x, compare, value);
+template <class Tag, class X, class V>
+  requires std::is_same_v<Tag, all> && runs_as_written<count_if, const execution_policy&, X, comparison, V>
+bool run(Tag, const execution_policy& policy, X&& x, comparison compare, V value) {
+  return run(count_if{}, policy, x, compare, value) == std::size(x);
 }
 
-// ---- the lesson ----------------------------------------------------------------------------
-// The sum by one stage of the progression (device memory; the policy's stream and scratch; its
-// implementation is not used). Tested and timed beside the implementations.
+// The lesson: the sum by one stage of the progression (device memory; the policy's stream and
+// scratch; its implementation is not used). Tested and timed beside the implementations.
 template <class X>
   requires reduce_array<X>
-auto sum(reduce_stage stage, const execution_policy& policy, X&& x) {
-  return detail::returned<sum_type<value_t<X>>>(
-      [&](auto* into) { return detail::sum_by_stage(stage, policy, input_span(x), into); });
+auto run(sum, reduce_stage stage, const execution_policy& policy, X&& x) {
+  using R = sum_type<value_t<X>>;
+  return detail::sum_by_stage(stage, policy, input_span(x), static_cast<span<R>*>(nullptr));
 }
 template <class X, class O>
   requires reduce_array<X> && result_array<O, sum_type<value_t<X>>>
-void sum(reduce_stage stage, const execution_policy& policy, X&& x, O&& result) {
-  detail::into<sum_type<value_t<X>>>(
-      result, [&](auto* into) { return detail::sum_by_stage(stage, policy, input_span(x), into); });
+void run(sum, reduce_stage stage, const execution_policy& policy, X&& x, O&& result) {
+  span<sum_type<value_t<X>>> into = output_span(result);
+  detail::sum_by_stage(stage, policy, input_span(x), &into);
 }
+}  // namespace ops
+
+inline constexpr operation<ops::sum> sum{};
+inline constexpr operation<ops::product> product{};
+inline constexpr operation<ops::minmax> minmax{};
+inline constexpr operation<ops::argmin> argmin{};
+inline constexpr operation<ops::argmax> argmax{};
+inline constexpr operation<ops::norm1> norm1{};
+inline constexpr operation<ops::norm2> norm2{};
+inline constexpr operation<ops::norm_inf> norm_inf{};
+inline constexpr operation<ops::mean> mean{};
+inline constexpr operation<ops::variance> variance{};
+inline constexpr operation<ops::stddev> stddev{};
+inline constexpr operation<ops::dot> dot{};
+inline constexpr operation<ops::count_if> count_if{};
+inline constexpr operation<ops::count> count{};
+inline constexpr operation<ops::any> any{};
+inline constexpr operation<ops::all> all{};
+// min and max: <prism/operation.hpp> (they are element-wise operations too).
 
 }  // namespace prism

@@ -523,31 +523,25 @@ inline span<std::size_t>* const returned_count = nullptr;
 
 }  // namespace detail
 
+namespace ops {
+struct compact_if { static constexpr const char* name = "compact_if"; };
+struct partition_if { static constexpr const char* name = "partition_if"; };
+
 // ---- scans ------------------------------------------------------------------------------------------
 
 // out[i] = x[0] op x[1] op ... op x[i]. out may be x exactly (in place).
 template <class X, class O, class Op>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
-void inclusive_scan(const execution_policy& policy, X&& x, O&& out, Op op) {
+void run(inclusive_scan, const execution_policy& policy, X&& x, O&& out, Op op) {
   using T = value_t<O>;
   detail::scan_spans<false, T>("inclusive_scan", policy, input_span(x), output_span(out), op, T{});
-}
-template <class X, class O, class Op>
-  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
-void inclusive_scan(X&& x, O&& out, Op op) {
-  inclusive_scan(par, x, out, op);
 }
 
 // out[i] = init op x[0] op ... op x[i-1]; out[0] = init. out may be x exactly.
 template <class X, class O, class Op>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
-void exclusive_scan(const execution_policy& policy, X&& x, O&& out, const value_t<O>& init, Op op) {
+void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, const value_t<O>& init, Op op) {
   detail::scan_spans<true, value_t<O>>("exclusive_scan", policy, input_span(x), output_span(out), op, init);
-}
-template <class X, class O, class Op>
-  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Op>
-void exclusive_scan(X&& x, O&& out, const value_t<O>& init, Op op) {
-  exclusive_scan(par, x, out, init, op);
 }
 
 // The scans restarting at every i with !eq(keys[i - 1], keys[i]); the exclusive one gives init at
@@ -555,7 +549,7 @@ void exclusive_scan(X&& x, O&& out, const value_t<O>& init, Op op) {
 template <class K, class X, class O, class Op, class Eq>
   requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
            detail::generic_functor<Op> && detail::generic_functor<Eq>
-void inclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out, Op op, Eq eq) {
+void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, Op op, Eq eq) {
   using T = value_t<O>;
   detail::scan_by_key_spans<false>("inclusive_scan_by_key", policy, input_span(keys), input_span(x), output_span(out),
                                    op, eq, T{});
@@ -563,22 +557,10 @@ void inclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& 
 template <class K, class X, class O, class Op, class Eq>
   requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
            detail::generic_functor<Op> && detail::generic_functor<Eq>
-void inclusive_scan_by_key(K&& keys, X&& x, O&& out, Op op, Eq eq) {
-  inclusive_scan_by_key(par, keys, x, out, op, eq);
-}
-template <class K, class X, class O, class Op, class Eq>
-  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
-           detail::generic_functor<Op> && detail::generic_functor<Eq>
-void exclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init, Op op,
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init, Op op,
                            Eq eq) {
   detail::scan_by_key_spans<true>("exclusive_scan_by_key", policy, input_span(keys), input_span(x), output_span(out),
                                   op, eq, init);
-}
-template <class K, class X, class O, class Op, class Eq>
-  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
-           detail::generic_functor<Op> && detail::generic_functor<Eq>
-void exclusive_scan_by_key(K&& keys, X&& x, O&& out, const value_t<O>& init, Op op, Eq eq) {
-  exclusive_scan_by_key(par, keys, x, out, init, op, eq);
 }
 
 // ---- selections: the count returned, or into count[0] ---------------------------------------------
@@ -587,14 +569,14 @@ void exclusive_scan_by_key(K&& keys, X&& x, O&& out, const value_t<O>& init, Op 
 template <class X, class S, class O, class Pred>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
            detail::generic_functor<Pred>
-std::size_t compact_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
+std::size_t run(compact_if, const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
   return detail::select_spans("compact_if", policy, false, input_span(x), input_span(stencil), output_span(out), pred,
                               detail::returned_count);
 }
 template <class X, class S, class O, class C, class Pred>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
            count_array<C> && detail::generic_functor<Pred>
-void compact_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
+void run(compact_if, const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
   span<std::size_t> c = output_span(count);
   detail::select_spans("compact_if", policy, false, input_span(x), input_span(stencil), output_span(out), pred, &c);
 }
@@ -604,14 +586,14 @@ void compact_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C&&
 template <class X, class S, class O, class Pred>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
            detail::generic_functor<Pred>
-std::size_t partition_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
+std::size_t run(partition_if, const execution_policy& policy, X&& x, S&& stencil, O&& out, Pred pred) {
   return detail::select_spans("partition_if", policy, true, input_span(x), input_span(stencil), output_span(out), pred,
                               detail::returned_count);
 }
 template <class X, class S, class O, class C, class Pred>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && array_like<std::remove_reference_t<S>> &&
            count_array<C> && detail::generic_functor<Pred>
-void partition_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
+void run(partition_if, const execution_policy& policy, X&& x, S&& stencil, O&& out, C&& count, Pred pred) {
   span<std::size_t> c = output_span(count);
   detail::select_spans("partition_if", policy, true, input_span(x), input_span(stencil), output_span(out), pred, &c);
 }
@@ -619,14 +601,14 @@ void partition_if(const execution_policy& policy, X&& x, S&& stencil, O&& out, C
 // x[i] where i == 0 or !eq(x[i - 1], x[i]).
 template <class X, class O, class Eq>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::generic_functor<Eq>
-std::size_t unique(const execution_policy& policy, X&& x, O&& out, Eq eq) {
+std::size_t run(unique, const execution_policy& policy, X&& x, O&& out, Eq eq) {
   using T = value_t<O>;
   return detail::unique_spans<false>("unique", policy, input_span(x), span<const T>{}, output_span(out), span<T>{}, eq,
                                      detail::returned_count);
 }
 template <class X, class O, class C, class Eq>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Eq>
-void unique(const execution_policy& policy, X&& x, O&& out, C&& count, Eq eq) {
+void run(unique, const execution_policy& policy, X&& x, O&& out, C&& count, Eq eq) {
   using T = value_t<O>;
   span<std::size_t> c = output_span(count);
   detail::unique_spans<false>("unique", policy, input_span(x), span<const T>{}, output_span(out), span<T>{}, eq, &c);
@@ -636,14 +618,14 @@ void unique(const execution_policy& policy, X&& x, O&& out, C&& count, Eq eq) {
 template <class K, class X, class KO, class O, class Eq>
   requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
            array_of<X, value_t<O>> && detail::generic_functor<Eq>
-std::size_t unique_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, Eq eq) {
+std::size_t run(unique_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, Eq eq) {
   return detail::unique_spans<true>("unique_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
                                     output_span(out), eq, detail::returned_count);
 }
 template <class K, class X, class KO, class O, class C, class Eq>
   requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
            array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Eq>
-void unique_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, C&& count, Eq eq) {
+void run(unique_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& out, C&& count, Eq eq) {
   span<std::size_t> c = output_span(count);
   detail::unique_spans<true>("unique_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
                              output_span(out), eq, &c);
@@ -653,7 +635,7 @@ void unique_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_ou
 template <class X, class O, class N, class Eq>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::writable_array<N> &&
            std::is_integral_v<value_t<N>> && detail::generic_functor<Eq>
-std::size_t run_length_encode(const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, Eq eq) {
+std::size_t run(run_length_encode, const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, Eq eq) {
   using L = value_t<N>;
   return detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{},
                                            output_span(unique_out), output_span(counts_out), functors::plus<L>{}, eq,
@@ -662,7 +644,7 @@ std::size_t run_length_encode(const execution_policy& policy, X&& x, O&& unique_
 template <class X, class O, class N, class C, class Eq>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::writable_array<N> &&
            std::is_integral_v<value_t<N>> && count_array<C> && detail::generic_functor<Eq>
-void run_length_encode(const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, C&& count, Eq eq) {
+void run(run_length_encode, const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, C&& count, Eq eq) {
   using L = value_t<N>;
   span<std::size_t> c = output_span(count);
   detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{}, output_span(unique_out),
@@ -673,7 +655,7 @@ void run_length_encode(const execution_policy& policy, X&& x, O&& unique_out, N&
 template <class K, class X, class KO, class O, class Op, class Eq>
   requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
            array_of<X, value_t<O>> && detail::generic_functor<Op> && detail::generic_functor<Eq>
-std::size_t reduce_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, Op op, Eq eq) {
+std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, Op op, Eq eq) {
   return detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x),
                                             output_span(keys_out), output_span(sums_out), op, eq,
                                             detail::returned_count);
@@ -681,11 +663,15 @@ std::size_t reduce_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& 
 template <class K, class X, class KO, class O, class C, class Op, class Eq>
   requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
            array_of<X, value_t<O>> && count_array<C> && detail::generic_functor<Op> && detail::generic_functor<Eq>
-void reduce_by_key(const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, C&& count, Op op,
+void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, C&& count, Op op,
                    Eq eq) {
   span<std::size_t> c = output_span(count);
   detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
                                      output_span(sums_out), op, eq, &c);
 }
+}  // namespace ops
+
+inline constexpr operation<ops::compact_if> compact_if{};
+inline constexpr operation<ops::partition_if> partition_if{};
 
 }  // namespace prism

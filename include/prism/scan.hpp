@@ -54,6 +54,7 @@
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/operation.hpp>
 #include <prism/span.hpp>
 
 #include <cstddef>
@@ -271,54 +272,46 @@ std::size_t sum_runs(const execution_policy& policy, K&& keys, X&& values, KO&& 
 }
 }  // namespace detail
 
+namespace ops {
+struct inclusive_scan { static constexpr const char* name = "inclusive_scan"; };
+struct exclusive_scan { static constexpr const char* name = "exclusive_scan"; };
+struct inclusive_scan_by_key { static constexpr const char* name = "inclusive_scan_by_key"; };
+struct exclusive_scan_by_key { static constexpr const char* name = "exclusive_scan_by_key"; };
+struct compact { static constexpr const char* name = "compact"; };
+struct partition { static constexpr const char* name = "partition"; };
+struct unique { static constexpr const char* name = "unique"; };
+struct unique_by_key { static constexpr const char* name = "unique_by_key"; };
+struct run_length_encode { static constexpr const char* name = "run_length_encode"; };
+struct reduce_by_key { static constexpr const char* name = "reduce_by_key"; };
+
 // ---- scans: with a policy first or without (automatic, the default stream) ---------------------
 
 // out[i] = x[0] op x[1] op ... op x[i].
 template <class X, class O>
   requires scan_arrays<X, O>
-void inclusive_scan(const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
+void run(inclusive_scan, const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
   detail::scan(policy, detail::scan_kind::inclusive, op, input_span(x), output_span(out));
-}
-template <class X, class O>
-  requires scan_arrays<X, O>
-void inclusive_scan(X&& x, O&& out, scan_op op = scan_op::sum) {
-  inclusive_scan(par, x, out, op);
 }
 
 // out[i] = identity op x[0] op ... op x[i-1]; out[0] is the identity.
 template <class X, class O>
   requires scan_arrays<X, O>
-void exclusive_scan(const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
+void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
   detail::scan(policy, detail::scan_kind::exclusive, op, input_span(x), output_span(out));
-}
-template <class X, class O>
-  requires scan_arrays<X, O>
-void exclusive_scan(X&& x, O&& out, scan_op op = scan_op::sum) {
-  exclusive_scan(par, x, out, op);
 }
 
 // out[i] = the sum of x[j] for the j <= i of i's run of equal keys.
 template <class K, class X, class O>
   requires key_array<K> && scan_arrays<X, O>
-void inclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out) {
+void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
   detail::scan_by_key(policy, detail::scan_kind::inclusive, input_span(keys), input_span(x), output_span(out));
-}
-template <class K, class X, class O>
-  requires key_array<K> && scan_arrays<X, O>
-void inclusive_scan_by_key(K&& keys, X&& x, O&& out) {
-  inclusive_scan_by_key(par, keys, x, out);
 }
 
 // out[i] = the sum of x[j] for the j < i of i's run of equal keys (0 at each run's start).
 template <class K, class X, class O>
   requires key_array<K> && scan_arrays<X, O>
-void exclusive_scan_by_key(const execution_policy& policy, K&& keys, X&& x, O&& out) {
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
   detail::scan_by_key(policy, detail::scan_kind::exclusive, input_span(keys), input_span(x), output_span(out));
-}
-template <class K, class X, class O>
-  requires key_array<K> && scan_arrays<X, O>
-void exclusive_scan_by_key(K&& keys, X&& x, O&& out) {
-  exclusive_scan_by_key(par, keys, x, out);
 }
 
 // ---- selections: the count returned, or into count[0] -----------------------------------------
@@ -326,135 +319,75 @@ void exclusive_scan_by_key(K&& keys, X&& x, O&& out) {
 // The values whose flag is not 0, in order, to out[0, count).
 template <class X, class F, class O>
   requires scan_arrays<X, O> && flag_array<F>
-std::size_t compact(const execution_policy& policy, X&& values, F&& flags, O&& out) {
+std::size_t run(compact, const execution_policy& policy, X&& values, F&& flags, O&& out) {
   return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
 }
 template <class X, class F, class O, class C>
   requires scan_arrays<X, O> && flag_array<F> && count_array<C>
-void compact(const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
+void run(compact, const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
-}
-template <class X, class F, class O>
-  requires scan_arrays<X, O> && flag_array<F>
-std::size_t compact(X&& values, F&& flags, O&& out) {
-  return compact(par, values, flags, out);
-}
-template <class X, class F, class O, class C>
-  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
-void compact(X&& values, F&& flags, O&& out, C&& count) {
-  compact(par, values, flags, out, count);
 }
 
 // The values whose flag is not 0 first, then the others, each in its original order; returns (or
 // delivers) how many were flagged.
 template <class X, class F, class O>
   requires scan_arrays<X, O> && flag_array<F>
-std::size_t partition(const execution_policy& policy, X&& values, F&& flags, O&& out) {
+std::size_t run(partition, const execution_policy& policy, X&& values, F&& flags, O&& out) {
   return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
 }
 template <class X, class F, class O, class C>
   requires scan_arrays<X, O> && flag_array<F> && count_array<C>
-void partition(const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
+void run(partition, const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
-}
-template <class X, class F, class O>
-  requires scan_arrays<X, O> && flag_array<F>
-std::size_t partition(X&& values, F&& flags, O&& out) {
-  return partition(par, values, flags, out);
-}
-template <class X, class F, class O, class C>
-  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
-void partition(X&& values, F&& flags, O&& out, C&& count) {
-  partition(par, values, flags, out, count);
 }
 
 // Each element that differs from the one before it (the first of every run of equal ones).
 template <class X, class O>
   requires scan_arrays<X, O>
-std::size_t unique(const execution_policy& policy, X&& values, O&& out) {
+std::size_t run(unique, const execution_policy& policy, X&& values, O&& out) {
   return detail::count_returned([&](auto* c) { return detail::unique_values(policy, values, out, c); });
 }
 template <class X, class O, class C>
   requires scan_arrays<X, O> && count_array<C>
-void unique(const execution_policy& policy, X&& values, O&& out, C&& count) {
+void run(unique, const execution_policy& policy, X&& values, O&& out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::unique_values(policy, values, out, c); });
-}
-template <class X, class O>
-  requires scan_arrays<X, O>
-std::size_t unique(X&& values, O&& out) {
-  return unique(par, values, out);
-}
-template <class X, class O, class C>
-  requires scan_arrays<X, O> && count_array<C>
-void unique(X&& values, O&& out, C&& count) {
-  unique(par, values, out, count);
 }
 
 // The first key of every run of equal keys, and its value.
 template <class K, class X, class KO, class O>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
-std::size_t unique_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out) {
+std::size_t run(unique_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out) {
   return detail::count_returned(
       [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
 }
 template <class K, class X, class KO, class O, class C>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
-void unique_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
+void run(unique_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
-}
-template <class K, class X, class KO, class O>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
-std::size_t unique_by_key(K&& keys, X&& values, KO&& keys_out, O&& values_out) {
-  return unique_by_key(par, keys, values, keys_out, values_out);
-}
-template <class K, class X, class KO, class O, class C>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
-void unique_by_key(K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
-  unique_by_key(par, keys, values, keys_out, values_out, count);
 }
 
 // Every run of equal values as (value, length): unique_out[j] and counts_out[j] for j < count.
 template <class X, class O, class N>
   requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t>
-std::size_t run_length_encode(const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out) {
+std::size_t run(run_length_encode, const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out) {
   return detail::count_returned([&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
 }
 template <class X, class O, class N, class C>
   requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t> && count_array<C>
-void run_length_encode(const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out, C&& count) {
+void run(run_length_encode, const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
-}
-template <class X, class O, class N>
-  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t>
-std::size_t run_length_encode(X&& values, O&& unique_out, N&& counts_out) {
-  return run_length_encode(par, values, unique_out, counts_out);
-}
-template <class X, class O, class N, class C>
-  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t> && count_array<C>
-void run_length_encode(X&& values, O&& unique_out, N&& counts_out, C&& count) {
-  run_length_encode(par, values, unique_out, counts_out, count);
 }
 
 // Every run of equal keys as (key, sum of its values).
 template <class K, class X, class KO, class O>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
-std::size_t reduce_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
+std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
   return detail::count_returned([&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
 }
 template <class K, class X, class KO, class O, class C>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
-void reduce_by_key(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
+void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
-}
-template <class K, class X, class KO, class O>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
-std::size_t reduce_by_key(K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
-  return reduce_by_key(par, keys, values, keys_out, sums_out);
-}
-template <class K, class X, class KO, class O, class C>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
-void reduce_by_key(K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
-  reduce_by_key(par, keys, values, keys_out, sums_out, count);
 }
 
 // ---- the lesson --------------------------------------------------------------------------------
@@ -462,8 +395,20 @@ void reduce_by_key(K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count)
 // scratch; its implementation is not used). Tested and timed beside the implementations.
 template <class X, class O>
   requires scan_arrays<X, O> && lesson_element<value_t<O>>
-void inclusive_scan(scan_stage stage, const execution_policy& policy, X&& x, O&& out) {
+void run(inclusive_scan, scan_stage stage, const execution_policy& policy, X&& x, O&& out) {
   detail::inclusive_scan_by_stage<value_t<O>>(stage, policy, input_span(x), output_span(out));
 }
+}  // namespace ops
+
+inline constexpr operation<ops::inclusive_scan> inclusive_scan{};
+inline constexpr operation<ops::exclusive_scan> exclusive_scan{};
+inline constexpr operation<ops::inclusive_scan_by_key> inclusive_scan_by_key{};
+inline constexpr operation<ops::exclusive_scan_by_key> exclusive_scan_by_key{};
+inline constexpr operation<ops::compact> compact{};
+inline constexpr operation<ops::partition> partition{};
+inline constexpr operation<ops::unique> unique{};
+inline constexpr operation<ops::unique_by_key> unique_by_key{};
+inline constexpr operation<ops::run_length_encode> run_length_encode{};
+inline constexpr operation<ops::reduce_by_key> reduce_by_key{};
 
 }  // namespace prism

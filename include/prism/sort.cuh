@@ -232,28 +232,24 @@ concept sort_comparator = !array_like<std::remove_reference_t<F>> &&
 
 }  // namespace detail
 
+namespace ops {
+
+
 // out = x sorted by comp, stably. out may be x exactly (in place).
 template <class X, class O, class Comp>
   requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::sort_comparator<Comp>
-void sort(const execution_policy& policy, X&& x, O&& out, Comp comp) {
+void run(sort, const execution_policy& policy, X&& x, O&& out, Comp comp) {
   detail::merge_sort_spans<value_t<O>>("sort", policy, input_span(x), output_span(out), comp);
-}
-template <class X, class O, class Comp>
-  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::sort_comparator<Comp>
-void sort(X&& x, O&& out, Comp comp) {
-  sort(par, x, out, comp);
 }
 // keys sorted by comp in place, stably.
 template <class O, class Comp>
   requires detail::writable_array<O> && detail::sort_comparator<Comp>
-void sort(const execution_policy& policy, O&& keys, Comp comp) {
+void run(sort, const execution_policy& policy, O&& keys, Comp comp) {
   const auto k = output_span(keys);
   detail::merge_sort_spans<value_t<O>>("sort", policy, span<const value_t<O>>(k), k, comp);
 }
-template <class O, class Comp>
-  requires detail::writable_array<O> && detail::sort_comparator<Comp>
-void sort(O&& keys, Comp comp) {
-  sort(par, keys, comp);
-}
+}  // namespace ops
+
+
 
 }  // namespace prism

@@ -57,6 +57,7 @@
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/operation.hpp>
 #include <prism/span.hpp>
 
 #include <cstddef>
@@ -152,30 +153,25 @@ template <class O>
 concept sort_index_output =
     array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>> && sort_index<value_t<O>>;
 
+namespace ops {
+struct sort { static constexpr const char* name = "sort"; };
+struct sort_by_key { static constexpr const char* name = "sort_by_key"; };
+struct argsort { static constexpr const char* name = "argsort"; };
+
 // ---- sort -------------------------------------------------------------------------------------------
 
 // keys_out = keys_in sorted (keys_out may be keys_in).
 template <class X, class O>
   requires sort_key_arrays<X, O>
-void sort(const execution_policy& policy, X&& keys_in, O&& keys_out, sort_order order = sort_order::ascending) {
+void run(sort, const execution_policy& policy, X&& keys_in, O&& keys_out, sort_order order = sort_order::ascending) {
   detail::sort_keys<value_t<O>>(policy, input_span(keys_in), output_span(keys_out), order);
-}
-template <class X, class O>
-  requires sort_key_arrays<X, O>
-void sort(X&& keys_in, O&& keys_out, sort_order order = sort_order::ascending) {
-  sort(par, keys_in, keys_out, order);
 }
 // In place.
 template <class O>
   requires sort_key_output<O>
-void sort(const execution_policy& policy, O&& keys, sort_order order = sort_order::ascending) {
+void run(sort, const execution_policy& policy, O&& keys, sort_order order = sort_order::ascending) {
   const auto k = output_span(keys);
   detail::sort_keys<value_t<O>>(policy, span<const value_t<O>>(k), k, order);
-}
-template <class O>
-  requires sort_key_output<O>
-void sort(O&& keys, sort_order order = sort_order::ascending) {
-  sort(par, keys, order);
 }
 
 // ---- sort_by_key --------------------------------------------------------------------------------------
@@ -183,28 +179,17 @@ void sort(O&& keys, sort_order order = sort_order::ascending) {
 // keys and values reordered together by the keys, in place.
 template <class K, class V>
   requires sort_key_output<K> && sort_value_output<V>
-void sort_by_key(const execution_policy& policy, K&& keys, V&& values, sort_order order = sort_order::ascending) {
+void run(sort_by_key, const execution_policy& policy, K&& keys, V&& values, sort_order order = sort_order::ascending) {
   const auto k = output_span(keys);
   const auto v = output_span(values);
   detail::sort_pairs_of(policy, span<const value_t<K>>(k), span<const value_t<V>>(v), k, v, order);
 }
-template <class K, class V>
-  requires sort_key_output<K> && sort_value_output<V>
-void sort_by_key(K&& keys, V&& values, sort_order order = sort_order::ascending) {
-  sort_by_key(par, keys, values, order);
-}
 // Out of place: keys_out = keys_in sorted, values_out[i] the value that came with keys_out[i].
 template <class KI, class VI, class KO, class VO>
   requires sort_key_arrays<KI, KO> && sort_value_arrays<VI, VO>
-void sort_by_key(const execution_policy& policy, KI&& keys_in, VI&& values_in, KO&& keys_out, VO&& values_out,
+void run(sort_by_key, const execution_policy& policy, KI&& keys_in, VI&& values_in, KO&& keys_out, VO&& values_out,
                  sort_order order = sort_order::ascending) {
   detail::sort_pairs_of(policy, keys_in, values_in, keys_out, values_out, order);
-}
-template <class KI, class VI, class KO, class VO>
-  requires sort_key_arrays<KI, KO> && sort_value_arrays<VI, VO>
-void sort_by_key(KI&& keys_in, VI&& values_in, KO&& keys_out, VO&& values_out,
-                 sort_order order = sort_order::ascending) {
-  sort_by_key(par, keys_in, values_in, keys_out, values_out, order);
 }
 
 // ---- argsort -----------------------------------------------------------------------------------------
@@ -213,14 +198,9 @@ void sort_by_key(KI&& keys_in, VI&& values_in, KO&& keys_out, VO&& values_out,
 // sorted, and equal keys' indices increase. keys is not changed.
 template <class X, class I>
   requires array_like<std::remove_reference_t<X>> && sort_key<value_t<X>> && sort_index_output<I>
-void argsort(const execution_policy& policy, X&& keys, I&& indices, sort_order order = sort_order::ascending) {
+void run(argsort, const execution_policy& policy, X&& keys, I&& indices, sort_order order = sort_order::ascending) {
   using U = detail::sort_bits<value_t<I>>;
   detail::argsort<value_t<X>, U>(policy, input_span(keys), detail::bits_span<U>(output_span(indices)), order);
-}
-template <class X, class I>
-  requires array_like<std::remove_reference_t<X>> && sort_key<value_t<X>> && sort_index_output<I>
-void argsort(X&& keys, I&& indices, sort_order order = sort_order::ascending) {
-  argsort(par, keys, indices, order);
 }
 
 // ---- the lesson ----------------------------------------------------------------------------------------
@@ -229,8 +209,13 @@ void argsort(X&& keys, I&& indices, sort_order order = sort_order::ascending) {
 // implementations.
 template <class X, class O>
   requires array_of<X, std::uint32_t> && writable_array_of<O, std::uint32_t>
-void sort(sort_stage stage, const execution_policy& policy, X&& keys_in, O&& keys_out) {
+void run(sort, sort_stage stage, const execution_policy& policy, X&& keys_in, O&& keys_out) {
   detail::sort_by_stage(stage, policy, input_span(keys_in), output_span(keys_out));
 }
+}  // namespace ops
+
+inline constexpr operation<ops::sort> sort{};
+inline constexpr operation<ops::sort_by_key> sort_by_key{};
+inline constexpr operation<ops::argsort> argsort{};
 
 }  // namespace prism

@@ -202,35 +202,33 @@ void transform_spans(const char* algorithm, const execution_policy& policy, F f,
 
 }  // namespace detail
 
+namespace ops {
+struct transform { static constexpr const char* name = "transform"; };
+struct tabulate { static constexpr const char* name = "tabulate"; };
+
 // out[i] = f(in[i]) for one input, or f(in0[i], in1[i], ...) for prism::inputs(...). out may be
 // one of the inputs exactly (in place); every input must have out's size.
 template <class F, class O, class... In>
   requires array_like<std::remove_reference_t<O>>
-void transform(const execution_policy& policy, std::tuple<span<In>...> in, O&& out, F f) {
+void run(transform, const execution_policy& policy, std::tuple<span<In>...> in, O&& out, F f) {
   detail::transform_spans("transform", policy, f, output_span(out), in);
 }
 template <class F, class A, class O>
   requires array_like<std::remove_reference_t<A>> && array_like<std::remove_reference_t<O>>
-void transform(const execution_policy& policy, A&& in, O&& out, F f) {
+void run(transform, const execution_policy& policy, A&& in, O&& out, F f) {
   detail::transform_spans("transform", policy, f, output_span(out), std::tuple{input_span(in)});
-}
-template <class In, class O, class F>
-  requires array_like<std::remove_reference_t<O>>
-void transform(In&& in, O&& out, F f) {
-  transform(par, std::forward<In>(in), std::forward<O>(out), f);
 }
 
 // out[i] = f(i) for every i, where i is a std::int64_t: a generator (fill, sequence, a table of
 // any function of the index) in every implementation, with no input array to read.
 template <class F, class O>
   requires array_like<std::remove_reference_t<O>>
-void tabulate(const execution_policy& policy, O&& out, F f) {
+void run(tabulate, const execution_policy& policy, O&& out, F f) {
   detail::transform_spans("tabulate", policy, f, output_span(out), std::tuple<>{});
 }
-template <class F, class O>
-  requires array_like<std::remove_reference_t<O>>
-void tabulate(O&& out, F f) {
-  tabulate(par, std::forward<O>(out), f);
-}
+}  // namespace ops
+
+inline constexpr operation<ops::transform> transform{};
+inline constexpr operation<ops::tabulate> tabulate{};
 
 }  // namespace prism
