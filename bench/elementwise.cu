@@ -164,7 +164,7 @@ std::vector<operation<T>> operations() {
        [](E v) { return v.i == 0 ? v.a : v.a - v.a_before; }},
       // The values read at random: each costs a sector (32 bytes) of DRAM traffic, not its size;
       // the bytes counted are the fewest (the map, the values named, the output).
-      {"gather", {4 + s, s}, [](auto& p, auto& x) { gather(p, x.map, x.everywhere, x.out); },
+      {"gather", {4 + s, s}, [](auto& p, auto& x) { prism::gather(p, x.map, x.everywhere, x.out); },
        [](E v) { return v.gathered; }},
       {"fill", {0, s}, [](auto& p, auto& x) { fill(p, x.out, S(1)); }, [](E) { return 1.0; }},
       // Computed in the scalar type, as the library does: float(i) for the 16-bit types.

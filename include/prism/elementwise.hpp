@@ -194,7 +194,8 @@ span<bits_of_size<sizeof(T)>> as_bits(span<T> s) noexcept {
 // ---- the operations -------------------------------------------------------------------------
 // Each with a policy first, or without (par: automatic, the default stream). The family's tables,
 // read by these forms, the sharded arrays and the Python module: the binary and the unary
-// operations, each with the library's code for it (the tag carries the name).
+// operations, each with what it computes and the library's code for it (the tag carries the
+// name); a unary operation also says which element types it is offered for.
 
 namespace ops {
 template <class Op>
@@ -206,18 +207,12 @@ struct add { static constexpr const char* name = "add"; };
 struct sub { static constexpr const char* name = "sub"; };
 struct mul { static constexpr const char* name = "mul"; };
 struct div { static constexpr const char* name = "div"; };
-// out[i] = a[i] + b[i].
-template <> struct binary<add> { static constexpr binary_op code = binary_op::add; };
-// out[i] = a[i] - b[i].
-template <> struct binary<sub> { static constexpr binary_op code = binary_op::sub; };
-// out[i] = a[i] * b[i].
-template <> struct binary<mul> { static constexpr binary_op code = binary_op::mul; };
-// out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0.
-template <> struct binary<div> { static constexpr binary_op code = binary_op::div; };
-// out[i] = the smaller of a[i] and b[i] (NaN if either is NaN).
-template <> struct binary<min> { static constexpr binary_op code = binary_op::min; };
-// out[i] = the larger of a[i] and b[i] (NaN if either is NaN).
-template <> struct binary<max> { static constexpr binary_op code = binary_op::max; };
+template <> struct binary<add> { static constexpr const char* doc = "out[i] = a[i] + b[i]."; static constexpr binary_op code = binary_op::add; };
+template <> struct binary<sub> { static constexpr const char* doc = "out[i] = a[i] - b[i]."; static constexpr binary_op code = binary_op::sub; };
+template <> struct binary<mul> { static constexpr const char* doc = "out[i] = a[i] * b[i]."; static constexpr binary_op code = binary_op::mul; };
+template <> struct binary<div> { static constexpr const char* doc = "out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0."; static constexpr binary_op code = binary_op::div; };
+template <> struct binary<min> { static constexpr const char* doc = "out[i] = the smaller of a[i] and b[i] (NaN if either is NaN)."; static constexpr binary_op code = binary_op::min; };
+template <> struct binary<max> { static constexpr const char* doc = "out[i] = the larger of a[i] and b[i] (NaN if either is NaN)."; static constexpr binary_op code = binary_op::max; };
 using binaries = type_list<add, sub, mul, div, min, max>;
 
 template <class Op, class A, class B, class O>
@@ -247,28 +242,19 @@ struct unary_entry {
 template <class T> using any_type = std::bool_constant<arithmetic_element<T>>;
 template <class T> using signed_type = std::bool_constant<signed_element<T>>;
 template <class T> using floating_type = std::bool_constant<floating_point_element<T>>;
-// out[i] = -x[i].
-template <> struct unary<negate> : unary_entry<unary_op::negate, signed_type> {};
-// out[i] = |x[i]|.
-template <> struct unary<abs> : unary_entry<unary_op::abs, signed_type> {};
-// out[i] = x[i] * x[i].
-template <> struct unary<square> : unary_entry<unary_op::square, any_type> {};
-// out[i] = max(x[i], 0).
-template <> struct unary<relu> : unary_entry<unary_op::relu, signed_type> {};
-// out[i] = x[i].
-template <> struct unary<copy> : unary_entry<unary_op::copy, any_type> {};
-// The floating-point functions.
-template <> struct unary<sqrt> : unary_entry<unary_op::sqrt, floating_type> {};
-// 1 / sqrt(x).
-template <> struct unary<rsqrt> : unary_entry<unary_op::rsqrt, floating_type> {};
-template <> struct unary<exp> : unary_entry<unary_op::exp, floating_type> {};
-// The natural logarithm.
-template <> struct unary<log> : unary_entry<unary_op::log, floating_type> {};
-template <> struct unary<sin> : unary_entry<unary_op::sin, floating_type> {};
-template <> struct unary<cos> : unary_entry<unary_op::cos, floating_type> {};
-template <> struct unary<tanh> : unary_entry<unary_op::tanh, floating_type> {};
-// 1 / (1 + exp(-x)).
-template <> struct unary<sigmoid> : unary_entry<unary_op::sigmoid, floating_type> {};
+template <> struct unary<negate> : unary_entry<unary_op::negate, signed_type> { static constexpr const char* doc = "out[i] = -x[i]"; };
+template <> struct unary<abs> : unary_entry<unary_op::abs, signed_type> { static constexpr const char* doc = "out[i] = |x[i]|"; };
+template <> struct unary<square> : unary_entry<unary_op::square, any_type> { static constexpr const char* doc = "out[i] = x[i] * x[i]"; };
+template <> struct unary<relu> : unary_entry<unary_op::relu, signed_type> { static constexpr const char* doc = "out[i] = max(x[i], 0)"; };
+template <> struct unary<copy> : unary_entry<unary_op::copy, any_type> { static constexpr const char* doc = "out[i] = x[i]"; };
+template <> struct unary<sqrt> : unary_entry<unary_op::sqrt, floating_type> { static constexpr const char* doc = "out[i] = sqrt(x[i])"; };
+template <> struct unary<rsqrt> : unary_entry<unary_op::rsqrt, floating_type> { static constexpr const char* doc = "out[i] = 1 / sqrt(x[i])"; };
+template <> struct unary<exp> : unary_entry<unary_op::exp, floating_type> { static constexpr const char* doc = "out[i] = exp(x[i])"; };
+template <> struct unary<log> : unary_entry<unary_op::log, floating_type> { static constexpr const char* doc = "out[i] = log(x[i]), the natural logarithm"; };
+template <> struct unary<sin> : unary_entry<unary_op::sin, floating_type> { static constexpr const char* doc = "out[i] = sin(x[i])"; };
+template <> struct unary<cos> : unary_entry<unary_op::cos, floating_type> { static constexpr const char* doc = "out[i] = cos(x[i])"; };
+template <> struct unary<tanh> : unary_entry<unary_op::tanh, floating_type> { static constexpr const char* doc = "out[i] = tanh(x[i])"; };
+template <> struct unary<sigmoid> : unary_entry<unary_op::sigmoid, floating_type> { static constexpr const char* doc = "out[i] = 1 / (1 + exp(-x[i]))"; };
 using unaries = type_list<negate, abs, square, relu, copy, sqrt, rsqrt, exp, log, sin, cos, tanh, sigmoid>;
 
 template <class Op, class X, class O>

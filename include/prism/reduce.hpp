@@ -163,11 +163,6 @@ namespace ops {
 template <class Op>
 struct reduction;  // specialized once per reduction of one array
 
-template <class T>
-using same_type = T;
-template <class T>
-using index_type = std::size_t;
-
 struct sum { static constexpr const char* name = "sum"; };
 struct product { static constexpr const char* name = "product"; };
 struct minmax { static constexpr const char* name = "minmax"; };
@@ -180,93 +175,93 @@ struct mean { static constexpr const char* name = "mean"; };
 struct variance { static constexpr const char* name = "variance"; };
 struct stddev { static constexpr const char* name = "stddev"; };
 
-// The sum of the elements (0 for none).
 template <>
 struct reduction<sum> {
+  static constexpr const char* doc = "The sum of the elements (0 for none).";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = sum_type<T>;
   template <class T> static constexpr auto entry = &detail::sum<T>;
 };
-// The product of the elements (1 for none).
 template <>
 struct reduction<product> {
+  static constexpr const char* doc = "The product of the elements (1 for none).";
   template <class T> static constexpr bool offered = signed_reduce_element<T>;
   template <class T> using result = sum_type<T>;
   template <class T> static constexpr auto entry = &detail::product<T>;
 };
-// The smallest element (NaN if any is NaN).
 template <>
 struct reduction<min> {
+  static constexpr const char* doc = "The smallest element (NaN if any is NaN).";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = T;
   template <class T> static constexpr auto entry = &detail::min<T>;
 };
-// The largest element (NaN if any is NaN).
 template <>
 struct reduction<max> {
+  static constexpr const char* doc = "The largest element (NaN if any is NaN).";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = T;
   template <class T> static constexpr auto entry = &detail::max<T>;
 };
-// The smallest and the largest, in one pass.
 template <>
 struct reduction<minmax> {
+  static constexpr const char* doc = "The smallest and the largest, in one pass.";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = minmax_result<T>;
   template <class T> static constexpr auto entry = &detail::minmax<T>;
 };
-// The index of the first smallest element (of the first NaN, if any).
 template <>
 struct reduction<argmin> {
+  static constexpr const char* doc = "The index of the first smallest element (of the first NaN, if any).";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = std::size_t;
   template <class T> static constexpr auto entry = &detail::argmin<T>;
 };
-// The index of the first largest element (of the first NaN, if any).
 template <>
 struct reduction<argmax> {
+  static constexpr const char* doc = "The index of the first largest element (of the first NaN, if any).";
   template <class T> static constexpr bool offered = reduce_element<T>;
   template <class T> using result = std::size_t;
   template <class T> static constexpr auto entry = &detail::argmax<T>;
 };
-// sum |x[i]|.
 template <>
 struct reduction<norm1> {
+  static constexpr const char* doc = "sum |x[i]|.";
   template <class T> static constexpr bool offered = floating_element<T>;
   template <class T> using result = T;
   template <class T> static constexpr auto entry = &detail::norm1<T>;
 };
-// sqrt(sum x[i]^2).
 template <>
 struct reduction<norm2> {
+  static constexpr const char* doc = "sqrt(sum x[i]^2).";
   template <class T> static constexpr bool offered = floating_element<T>;
   template <class T> using result = T;
   template <class T> static constexpr auto entry = &detail::norm2<T>;
 };
-// max |x[i]| (NaN if any element is NaN).
 template <>
 struct reduction<norm_inf> {
+  static constexpr const char* doc = "max |x[i]| (NaN if any element is NaN).";
   template <class T> static constexpr bool offered = floating_element<T>;
   template <class T> using result = T;
   template <class T> static constexpr auto entry = &detail::norm_inf<T>;
 };
-// The mean, in real_type.
 template <>
 struct reduction<mean> {
+  static constexpr const char* doc = "The mean, in real_type.";
   template <class T> static constexpr bool offered = signed_reduce_element<T>;
   template <class T> using result = real_type<T>;
   template <class T> static constexpr auto entry = &detail::mean<T>;
 };
-// The population variance (divided by n), in real_type.
 template <>
 struct reduction<variance> {
+  static constexpr const char* doc = "The population variance (divided by n), in real_type.";
   template <class T> static constexpr bool offered = signed_reduce_element<T>;
   template <class T> using result = real_type<T>;
   template <class T> static constexpr auto entry = &detail::variance<T>;
 };
-// The square root of the population variance.
 template <>
 struct reduction<stddev> {
+  static constexpr const char* doc = "The square root of the population variance.";
   template <class T> static constexpr bool offered = signed_reduce_element<T>;
   template <class T> using result = real_type<T>;
   template <class T> static constexpr auto entry = &detail::stddev<T>;

@@ -373,85 +373,66 @@ def _flat(x):
 
 # ---- element-wise -------------------------------------------------------------------------------
 
-def _binary(op, a, b, out, impl, stream):
-    call = _Call((a, b, out), stream)
-    if out is None:
-        out = _like(call, a)
-    _prism.binary(op, call(a), call(b), call(out), impl, call.stream)
-    call.done()
-    return out
+# The binary and unary operations are made from the library's tables (prism::ops::binaries and
+# prism::ops::unaries): one function here per entry there, with its documentation.
+_NUMPY_NAMES = {"min": "minimum", "max": "maximum"}  # element-wise min and max, named as NumPy does
 
 
-def add(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = a[i] + b[i]."""
-    return _binary("add", a, b, out, impl, stream)
+def _named(function, name, doc):
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    globals()[name] = function
 
 
-def sub(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = a[i] - b[i]."""
-    return _binary("sub", a, b, out, impl, stream)
+def _binary_function(name, doc):
+    kernel = getattr(_prism.elementwise, name)
+
+    def function(a, b, out=None, *, impl="automatic", stream=None):
+        call = _Call((a, b, out), stream)
+        if out is None:
+            out = _like(call, a)
+        kernel(call(a), call(b), call(out), impl, call.stream)
+        call.done()
+        return out
+    _named(function, _NUMPY_NAMES.get(name, name), doc)
 
 
-def mul(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = a[i] * b[i]."""
-    return _binary("mul", a, b, out, impl, stream)
+def _unary_function(name, doc):
+    kernel = getattr(_prism.elementwise, name)
+
+    def function(x, out=None, *, impl="automatic", stream=None):
+        call = _Call((x, out), stream)
+        if out is None:
+            out = _like(call, x)
+        kernel(call(x), call(out), impl, call.stream)
+        call.done()
+        return out
+    _named(function, name, doc)
 
 
-def div(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = a[i] / b[i]; integers truncate toward zero and x / 0 = 0."""
-    return _binary("div", a, b, out, impl, stream)
+for _name, _doc in _prism.elementwise.binaries:
+    _binary_function(_name, _doc)
+for _name, _doc in _prism.elementwise.unaries:
+    _unary_function(_name, _doc)
 
 
-def minimum(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = the smaller of a[i] and b[i] (NaN if either is); C++'s element-wise prism::min."""
-    return _binary("minimum", a, b, out, impl, stream)
-
-
-def maximum(a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = the larger of a[i] and b[i] (NaN if either is); C++'s element-wise prism::max."""
-    return _binary("maximum", a, b, out, impl, stream)
-
-
-def _unary(op, x, out, impl, stream, p=None, q=None):
+def _scale_or_clamp(op, x, out, impl, stream, p, q=None):
     call = _Call((x, out), stream)
     if out is None:
         out = _like(call, x)
-    _prism.unary(op, call(x), call(out), p, q, impl, call.stream)
+    _prism.scale_or_clamp(op, call(x), call(out), p, q, impl, call.stream)
     call.done()
     return out
-
-
-def _unary_function(op, doc):
-    def function(x, out=None, *, impl="automatic", stream=None):
-        return _unary(op, x, out, impl, stream)
-    function.__name__ = function.__qualname__ = op
-    function.__doc__ = doc
-    return function
-
-
-negate = _unary_function("negate", "out[i] = -x[i] (signed types).")
-abs = _unary_function("abs", "out[i] = |x[i]| (signed types).")
-square = _unary_function("square", "out[i] = x[i] * x[i].")
-sqrt = _unary_function("sqrt", "out[i] = sqrt(x[i]) (floating types).")
-rsqrt = _unary_function("rsqrt", "out[i] = 1 / sqrt(x[i]) (floating types).")
-exp = _unary_function("exp", "out[i] = exp(x[i]) (floating types).")
-log = _unary_function("log", "out[i] = log(x[i]), the natural logarithm (floating types).")
-sin = _unary_function("sin", "out[i] = sin(x[i]) (floating types).")
-cos = _unary_function("cos", "out[i] = cos(x[i]) (floating types).")
-tanh = _unary_function("tanh", "out[i] = tanh(x[i]) (floating types).")
-sigmoid = _unary_function("sigmoid", "out[i] = 1 / (1 + exp(-x[i])) (floating types).")
-relu = _unary_function("relu", "out[i] = max(x[i], 0) (signed types).")
-copy = _unary_function("copy", "out[i] = x[i].")
 
 
 def scale(alpha, x, out=None, *, impl="automatic", stream=None):
     """out[i] = alpha * x[i]."""
-    return _unary("scale", x, out, impl, stream, alpha)
+    return _scale_or_clamp("scale", x, out, impl, stream, alpha)
 
 
 def clamp(x, lo, hi, out=None, *, impl="automatic", stream=None):
     """out[i] = x[i] limited to [lo, hi] (lo > hi: ValueError)."""
-    return _unary("clamp", x, out, impl, stream, lo, hi)
+    return _scale_or_clamp("clamp", x, out, impl, stream, lo, hi)
 
 
 def axpby(alpha, x, beta, y, out=None, *, impl="automatic", stream=None):
@@ -556,94 +537,32 @@ def scatter(values, map, out, *, checked=True, impl="automatic", stream=None):
     return out
 
 
-def _sum_type(name):
-    return {"int32": "int64", "uint32": "uint64"}.get(name, name)
+# The reductions of one array are made from the library's table (prism::ops::reductions), as the
+# element-wise operations are; minmax's result is a pair, [min, max] in a two-element array.
+def _reduction_function(name, doc):
+    kernel = getattr(_prism.reduce, name)
+    result_type = getattr(_prism.reduce, name + "_result_type")
+    shape = (2,) if name == "minmax" else ()
+
+    def function(x, out=None, *, impl="automatic", stream=None):
+        call = _Call((x, out), stream)
+        returned = out is None
+        if returned:  # the result's type, read before x is handed over (a capsule is used once)
+            type_name = result_type(_describe(x)[1])
+            if call.kind in (_TORCH, _CUPY):
+                # As torch.sum does: a 0-d array of the input's kind, written without waiting.
+                out, returned = call.empty(shape, type_name), False
+        value = kernel(call(x), call(out), impl, call.stream)
+        call.done()
+        if not returned:
+            return out
+        kind = _np.dtype(_numpy_dtype(type_name))
+        return tuple(kind.type(v) for v in value) if isinstance(value, tuple) else kind.type(value)
+    _named(function, name, doc)
 
 
-def _real_type(name):
-    return "float32" if name == "float32" else "float64"
-
-
-def _reduce(op, x, out, impl, stream, result_type, shape=()):
-    call = _Call((x, out), stream)
-    returned = out is None
-    if returned:  # the result's type, read before x is handed over (a capsule is used once)
-        name = result_type(_describe(x)[1])
-        if call.kind in (_TORCH, _CUPY):
-            # As torch.sum does: a 0-d array of the input's kind, written without waiting.
-            out, returned = call.empty(shape, name), False
-    value = _prism.reduce(op, call(x), call(out), impl, call.stream)
-    call.done()
-    if not returned:
-        return out
-    kind = _np.dtype(_numpy_dtype(name))
-    return tuple(kind.type(v) for v in value) if isinstance(value, tuple) else kind.type(value)
-
-
-def sum(x, out=None, *, impl="automatic", stream=None):
-    """The sum (0 for none); of int32 and int64 in int64, of uint32 and uint64 in uint64."""
-    return _reduce("sum", x, out, impl, stream, _sum_type)
-
-
-def product(x, out=None, *, impl="automatic", stream=None):
-    """The product (1 for none); float, double, int32 (in int64), int64."""
-    return _reduce("product", x, out, impl, stream, _sum_type)
-
-
-def min(x, out=None, *, impl="automatic", stream=None):
-    """The smallest element (NaN if any is NaN; empty: ValueError)."""
-    return _reduce("min", x, out, impl, stream, lambda name: name)
-
-
-def max(x, out=None, *, impl="automatic", stream=None):
-    """The largest element (NaN if any is NaN; empty: ValueError)."""
-    return _reduce("max", x, out, impl, stream, lambda name: name)
-
-
-def minmax(x, out=None, *, impl="automatic", stream=None):
-    """(smallest, largest) in one pass: a tuple for NumPy input, else (and into out) a two-element
-    array [min, max]."""
-    return _reduce("minmax", x, out, impl, stream, lambda name: name, (2,))
-
-
-def argmin(x, out=None, *, impl="automatic", stream=None):
-    """The index of the first smallest element (of the first NaN, if any), as int64."""
-    return _reduce("argmin", x, out, impl, stream, lambda name: "int64")
-
-
-def argmax(x, out=None, *, impl="automatic", stream=None):
-    """The index of the first largest element (of the first NaN, if any), as int64."""
-    return _reduce("argmax", x, out, impl, stream, lambda name: "int64")
-
-
-def norm1(x, out=None, *, impl="automatic", stream=None):
-    """sum |x[i]| (float, double)."""
-    return _reduce("norm1", x, out, impl, stream, lambda name: name)
-
-
-def norm2(x, out=None, *, impl="automatic", stream=None):
-    """sqrt(sum x[i]^2) (float, double)."""
-    return _reduce("norm2", x, out, impl, stream, lambda name: name)
-
-
-def norm_inf(x, out=None, *, impl="automatic", stream=None):
-    """max |x[i]| (float, double)."""
-    return _reduce("norm_inf", x, out, impl, stream, lambda name: name)
-
-
-def mean(x, out=None, *, impl="automatic", stream=None):
-    """The mean, in float32 for float32 and float64 otherwise."""
-    return _reduce("mean", x, out, impl, stream, _real_type)
-
-
-def variance(x, out=None, *, impl="automatic", stream=None):
-    """The population variance (divided by n), as mean's type."""
-    return _reduce("variance", x, out, impl, stream, _real_type)
-
-
-def stddev(x, out=None, *, impl="automatic", stream=None):
-    """The square root of the population variance."""
-    return _reduce("stddev", x, out, impl, stream, _real_type)
+for _name, _doc in _prism.reduce.reductions:
+    _reduction_function(_name, _doc)
 
 
 def dot(a, b, out=None, *, impl="automatic", stream=None):
@@ -651,7 +570,7 @@ def dot(a, b, out=None, *, impl="automatic", stream=None):
     call = _Call((a, b, out), stream)
     returned = out is None
     if returned:
-        name = _sum_type(_describe(a)[1])
+        name = _prism.reduce.sum_result_type(_describe(a)[1])
         if call.kind in (_TORCH, _CUPY):
             out, returned = call.empty((), name), False
     value = _prism.dot(call(a), call(b), call(out), impl, call.stream)

@@ -61,6 +61,22 @@ decltype(auto) visit(element e, F&& f) {
   throw std::logic_error("prism: unknown element type");
 }
 
+// Every element type, in visit()'s order.
+inline constexpr element elements[] = {element::f16, element::bf16, element::f32, element::f64, element::i32,
+                                       element::i64, element::u32, element::u64, element::u8, element::boolean};
+
+// "float32, float64, ...": the names of the element types for which offered(type_tag<T>{}) is
+// true, for the messages that refuse the others.
+template <class Offered>
+std::string offered_names(Offered offered) {
+  std::string names;
+  for (element e : elements)
+    visit(e, [&](auto tag) {
+      if (offered(tag)) names += (names.empty() ? "" : ", ") + std::string(name(e));
+    });
+  return names;
+}
+
 template <class T>
 constexpr element element_of() noexcept {
   if constexpr (std::is_same_v<T, __half>) return element::f16;
@@ -130,13 +146,15 @@ struct array {
 
 // Calls f(type_tag<T>{}) for the C++ type of a's elements where Offered<T>::value holds (the types
 // a family is compiled for) and refuses any other type: "prism.<algorithm>: <what> of <type> are
-// not offered (<offered>)". f returns R for every type it is called with.
+// not offered (<the offered types>)". f returns R for every type it is called with.
 template <template <class> class Offered, class R = void, class F>
-R for_offered(const array& a, const char* algorithm, const char* what, const char* offered, F&& f) {
+R for_offered(const array& a, const char* algorithm, const char* what, F&& f) {
   return visit(a.type, [&](auto tag) -> R {
     if constexpr (Offered<typename decltype(tag)::type>::value) {
       return f(tag);
     } else {
+      const std::string offered =
+          offered_names([](auto t) { return Offered<typename decltype(t)::type>::value; });
       throw std::invalid_argument(std::string("prism.") + algorithm + ": " + what + " of " + name(a.type) +
                                   " are not offered (" + offered + ")");
     }

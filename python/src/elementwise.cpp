@@ -19,64 +19,67 @@ using arithmetic = std::bool_constant<prism::arithmetic_element<T>>;
 // Runs f(type_tag<T>{}) for out's type, or refuses a type the family does not compute in.
 template <class F>
 void for_output(const char* algorithm, const array& out, F&& f) {
-  for_offered<arithmetic>(out, algorithm, "outputs", "float16, bfloat16, float32, float64, int32, int64, uint32, uint64",
-                          f);
+  for_offered<arithmetic>(out, algorithm, "outputs", f);
 }
 
-prism::binary_op binary_from(const std::string& op) {
-  constexpr std::pair<std::string_view, prism::binary_op> ops[] = {
-      {"add", binary_op::add}, {"sub", binary_op::sub}, {"mul", binary_op::mul},
-      {"div", binary_op::div}, {"minimum", binary_op::min}, {"maximum", binary_op::max}};
-  for (auto [n, o] : ops)
-    if (n == op) return o;
-  throw std::invalid_argument("prism: unknown binary operation " + op);
-}
-
-prism::unary_op unary_from(const std::string& op) {
-  constexpr std::pair<std::string_view, prism::unary_op> ops[] = {
-      {"negate", unary_op::negate}, {"abs", unary_op::abs},     {"square", unary_op::square},
-      {"sqrt", unary_op::sqrt},     {"rsqrt", unary_op::rsqrt}, {"exp", unary_op::exp},
-      {"log", unary_op::log},       {"sin", unary_op::sin},     {"cos", unary_op::cos},
-      {"tanh", unary_op::tanh},     {"sigmoid", unary_op::sigmoid}, {"relu", unary_op::relu},
-      {"scale", unary_op::scale},   {"clamp", unary_op::clamp}, {"copy", unary_op::copy}};
-  for (auto [n, o] : ops)
-    if (n == op) return o;
-  throw std::invalid_argument("prism: unknown unary operation " + op);
-}
-
-void binary(const std::string& op, nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which,
-            std::uintptr_t stream) {
-  const binary_op o = binary_from(op);
+// One binding per binary operation of the family's table (prism::ops::binaries).
+template <class Op>
+void binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
   const array a = take(a_, "a", false), b = take(b_, "b", false), out = take(out_, "out", true);
-  const auto p = policy(op.c_str(), which, stream);
-  for_output(op.c_str(), out, [&](auto tag) {
+  const auto p = policy(Op::name, which, stream);
+  for_output(Op::name, out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto x = a.in<T>(), y = b.in<T>();
     const auto z = out.out<T>();
-    device_scope device(op.c_str(), {&a, &b, &out});
-    without_gil([&] { detail::elementwise<T>::binary(p, o, x, y, z); });
+    device_scope device(Op::name, {&a, &b, &out});
+    without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
   });
 }
 
-// p and q: scale's alpha, clamp's lo and hi (None where the operation has none).
-void unary(const std::string& op, nb::handle x_, nb::handle out_, nb::handle p_, nb::handle q_,
-           const std::string& which, std::uintptr_t stream) {
-  const unary_op o = unary_from(op);
+// One binding per unary operation of the table (prism::ops::unaries), for the types it offers.
+template <class Op>
+void unary(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy(Op::name, which, stream);
+  for_output(Op::name, out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (ops::unary<Op>::template offered<T>) {
+      const auto in = x.in<T>();
+      const auto result = out.out<T>();
+      device_scope device(Op::name, {&x, &out});
+      without_gil([&] { detail::elementwise<T>::unary(p, ops::unary<Op>::code, in, result, {}, {}); });
+    } else {
+      const std::string offered = offered_names([](auto t) {
+        using U = typename decltype(t)::type;
+        if constexpr (prism::arithmetic_element<U>) return ops::unary<Op>::template offered<U>;
+        else return false;
+      });
+      throw std::invalid_argument(std::string("prism.") + Op::name + ": not offered for " + name(out.type) + " (" +
+                                  offered + ")");
+    }
+  });
+}
+
+// scale (p = alpha) and clamp (p = lo, q = hi).
+void scale_or_clamp(const std::string& op, nb::handle x_, nb::handle out_, nb::handle p_, nb::handle q_,
+                    const std::string& which, std::uintptr_t stream) {
+  const bool clamp = op == "clamp";
   const array x = take(x_, "x", false), out = take(out_, "out", true);
   const auto p = policy(op.c_str(), which, stream);
   for_output(op.c_str(), out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using S = prism::scalar<T>;
-    const S first = p_.is_none() ? S{} : scalar_from<S>(p_, o == unary_op::clamp ? "lo" : "alpha");
-    const S second = q_.is_none() ? S{} : scalar_from<S>(q_, "hi");
+    const S first = scalar_from<S>(p_, clamp ? "lo" : "alpha");
+    const S second = clamp ? scalar_from<S>(q_, "hi") : S{};
     const auto in = x.in<T>();
     const auto result = out.out<T>();
     device_scope device(op.c_str(), {&x, &out});
-    without_gil([&] { detail::elementwise<T>::unary(p, o, in, result, first, second); });
+    without_gil([&] {
+      detail::elementwise<T>::unary(p, clamp ? unary_op::clamp : unary_op::scale, in, result, first, second);
+    });
   });
 }
 
-// axpby, and axpy as axpby(alpha, x, 1, y, y) the way the C++ header spells it.
 void axpby(const std::string& algorithm, nb::handle alpha_, nb::handle x_, nb::handle beta_, nb::handle y_,
            nb::handle out_, const std::string& which, std::uintptr_t stream) {
   const array x = take(x_, "x", false), y = take(y_, "y", false), out = take(out_, "out", true);
@@ -208,8 +211,27 @@ void permute(const std::string& op, nb::handle first_, nb::handle second_, nb::h
 
 void bind_elementwise(nb::module_& m) {
   using namespace nb::literals;
-  m.def("binary", &binary, "op"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
-  m.def("unary", &unary, "op"_a, "x"_a, "out"_a, "p"_a.none(), "q"_a.none(), "impl"_a, "stream"_a);
+  // The tables: _prism.elementwise.<name>, and (name, doc) of each for the Python layer's functions.
+  nb::module_ e = m.def_submodule("elementwise");
+  nb::list binaries, unaries;
+  for_each_type(ops::binaries{}, [&](auto t) {
+    using Op = typename decltype(t)::type;
+    e.def(Op::name, &binary<Op>, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
+    binaries.append(nb::make_tuple(Op::name, ops::binary<Op>::doc));
+  });
+  for_each_type(ops::unaries{}, [&](auto t) {
+    using Op = typename decltype(t)::type;
+    e.def(Op::name, &unary<Op>, "x"_a, "out"_a, "impl"_a, "stream"_a);
+    const std::string offered = offered_names([](auto u) {
+      using U = typename decltype(u)::type;
+      if constexpr (prism::arithmetic_element<U>) return ops::unary<Op>::template offered<U>;
+      else return false;
+    });
+    unaries.append(nb::make_tuple(Op::name, std::string(ops::unary<Op>::doc) + " (" + offered + ")."));
+  });
+  e.attr("binaries") = binaries;
+  e.attr("unaries") = unaries;
+  m.def("scale_or_clamp", &scale_or_clamp, "op"_a, "x"_a, "out"_a, "p"_a, "q"_a.none(), "impl"_a, "stream"_a);
   m.def("axpby", &axpby, "algorithm"_a, "alpha"_a, "x"_a, "beta"_a, "y"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("fma", &fma, "a"_a, "b"_a, "c"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("where", &where, "condition"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);

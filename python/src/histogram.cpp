@@ -19,7 +19,7 @@ using histogram_samples = std::bool_constant<prism::histogram_sample<T>>;
 // Runs f(type_tag<T>{}) for a sample type the histogram family is compiled for.
 template <class F>
 void for_samples(const array& samples, F&& f) {
-  for_offered<histogram_samples>(samples, "histogram", "samples", "uint8, int32, float32, float64", f);
+  for_offered<histogram_samples>(samples, "histogram", "samples", f);
 }
 
 // Runs f(counts) with the counts as uint32 or uint64 (an int64 array as uint64: the same bits for

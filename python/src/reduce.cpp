@@ -69,46 +69,50 @@ nb::object deliver_pair(const array& x, const array* out, Entry entry) {
   throw std::invalid_argument("prism." + op + ": not offered for " + name(type));
 }
 
-nb::object reduce(const std::string& op, nb::handle x_, nb::handle out_, const std::string& which,
-                  std::uintptr_t stream) {
+// Whether reduction Op is offered for T, for any element type visit() knows.
+template <class Op, class T>
+constexpr bool offers() {
+  if constexpr (prism::reduce_element<T>) return ops::reduction<Op>::template offered<T>;
+  else return false;
+}
+
+// One binding per reduction of the family's table (prism::ops::reductions).
+template <class Op>
+nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
   const array x = take(x_, "x", false);
   std::optional<array> result;
   if (!out_.is_none()) result = take(out_, "out", true);
   const array* out = result ? &*result : nullptr;
-  const auto p = policy(op.c_str(), which, stream);
-  const char* a = op.c_str();
+  const auto p = policy(Op::name, which, stream);
   return visit(x.type, [&](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
-    if constexpr (prism::reduce_element<T>) {
+    if constexpr (offers<Op, T>()) {
+      using R = typename ops::reduction<Op>::template result<T>;
       const auto in = x.in<T>();
-      if (op == "sum")
-        return deliver<prism::sum_type<T>>(a, x, out, [&](auto* into) { return detail::sum(p, in, into); });
-      if (op == "min") return deliver<T>(a, x, out, [&](auto* into) { return detail::min(p, in, into); });
-      if (op == "max") return deliver<T>(a, x, out, [&](auto* into) { return detail::max(p, in, into); });
-      if (op == "minmax") return deliver_pair<T>(x, out, [&](auto* into) { return detail::minmax(p, in, into); });
-      if (op == "argmin")
-        return deliver<std::size_t>(a, x, out, [&](auto* into) { return detail::argmin(p, in, into); });
-      if (op == "argmax")
-        return deliver<std::size_t>(a, x, out, [&](auto* into) { return detail::argmax(p, in, into); });
-      if constexpr (prism::signed_reduce_element<T>) {
-        using Real = prism::real_type<T>;
-        if (op == "product")
-          return deliver<prism::sum_type<T>>(a, x, out, [&](auto* into) { return detail::product(p, in, into); });
-        if (op == "mean") return deliver<Real>(a, x, out, [&](auto* into) { return detail::mean(p, in, into); });
-        if (op == "variance")
-          return deliver<Real>(a, x, out, [&](auto* into) { return detail::variance(p, in, into); });
-        if (op == "stddev")
-          return deliver<Real>(a, x, out, [&](auto* into) { return detail::stddev(p, in, into); });
-      }
-      if constexpr (prism::floating_element<T>) {
-        if (op == "norm1") return deliver<T>(a, x, out, [&](auto* into) { return detail::norm1(p, in, into); });
-        if (op == "norm2") return deliver<T>(a, x, out, [&](auto* into) { return detail::norm2(p, in, into); });
-        if (op == "norm_inf")
-          return deliver<T>(a, x, out, [&](auto* into) { return detail::norm_inf(p, in, into); });
-      }
+      const auto entry = [&](auto* into) { return ops::reduction<Op>::template entry<T>(p, in, into); };
+      if constexpr (std::is_same_v<R, prism::minmax_result<T>>) return deliver_pair<T>(x, out, entry);
+      else return deliver<R>(Op::name, x, out, entry);
     }
-    not_offered(op, x.type);
+    not_offered(Op::name, x.type);
   });
+}
+
+// The result's element type for an input of `type`, by the same table ("int64" for an index).
+template <class Op>
+std::string result_type(const std::string& type) {
+  for (element e : elements)
+    if (type == name(e))
+      return visit(e, [&](auto tag) -> std::string {
+        using T = typename decltype(tag)::type;
+        if constexpr (offers<Op, T>()) {
+          using R = typename ops::reduction<Op>::template result<T>;
+          if constexpr (std::is_same_v<R, std::size_t>) return "int64";
+          else if constexpr (std::is_same_v<R, prism::minmax_result<T>>) return name(e);
+          else return name(element_of<R>());
+        }
+        not_offered(Op::name, e);
+      });
+  throw std::invalid_argument("prism." + std::string(Op::name) + ": unknown element type " + type);
 }
 
 nb::object dot(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
@@ -161,7 +165,17 @@ nb::object count_if(nb::handle x_, const std::string& compare, nb::handle value_
 
 void bind_reduce(nb::module_& m) {
   using namespace nb::literals;
-  m.def("reduce", &reduce, "op"_a, "x"_a, "out"_a.none(), "impl"_a, "stream"_a);
+  // The table: _prism.reduce.<name>, its result type for each input type, and (name, doc) of each
+  // for the Python layer's functions.
+  nb::module_ r = m.def_submodule("reduce");
+  nb::list names;
+  for_each_type(ops::reductions{}, [&](auto t) {
+    using Op = typename decltype(t)::type;
+    r.def(Op::name, &reduction<Op>, "x"_a, "out"_a.none(), "impl"_a, "stream"_a);
+    r.def((std::string(Op::name) + "_result_type").c_str(), &result_type<Op>, "type"_a);
+    names.append(nb::make_tuple(Op::name, ops::reduction<Op>::doc));
+  });
+  r.attr("reductions") = names;
   m.def("dot", &dot, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a);
   m.def("count_if", &count_if, "x"_a, "compare"_a, "value"_a, "out"_a.none(), "impl"_a, "stream"_a);
 }

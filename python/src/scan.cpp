@@ -25,12 +25,11 @@ using scan_keys = std::bool_constant<prism::key_element<K>>;
 // Runs f(type_tag<T>{}) for a value type the family is compiled for.
 template <class F>
 nb::object for_values(const char* algorithm, const array& values, F&& f) {
-  return for_offered<scan_values, nb::object>(values, algorithm, "values",
-                                              "float32, float64, int32, int64, uint32, uint64", f);
+  return for_offered<scan_values, nb::object>(values, algorithm, "values", f);
 }
 template <class F>
 nb::object for_keys(const char* algorithm, const array& keys, F&& f) {
-  return for_offered<scan_keys, nb::object>(keys, algorithm, "keys", "int32, int64, uint32, uint64", f);
+  return for_offered<scan_keys, nb::object>(keys, algorithm, "keys", f);
 }
 
 prism::span<const std::uint8_t> flag_bytes(const array& flags) {

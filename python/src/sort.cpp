@@ -19,7 +19,7 @@ using sort_keys = std::bool_constant<prism::sort_key<K>>;
 // Runs f(type_tag<K>{}) for a key type the sort family is compiled for.
 template <class F>
 void for_sort_keys(const char* algorithm, const array& keys, F&& f) {
-  for_offered<sort_keys>(keys, algorithm, "keys", "int32, int64, uint32, uint64, float32, float64", f);
+  for_offered<sort_keys>(keys, algorithm, "keys", f);
 }
 
 // Values travel with their keys as bits: any 4- or 8-byte element type, the same in and out.
