@@ -147,6 +147,7 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
   // Where the arrays live. Empty arrays touch no memory and say nothing.
   bool host = false, device = false, needs_wait = false;
   const char* host_array = nullptr;
+  const char* device_array = nullptr;
   int current = -1;
   for (const array_ref& a : arrays) {
     if (a.bytes == 0) continue;
@@ -166,6 +167,7 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
         break;
     }
     if (host && host_array == nullptr) host_array = a.name;
+    if (device && device_array == nullptr) device_array = a.name;
   }
   // automatic decides from where the data lives: it must live in one place. A named
   // implementation says below which array is in the wrong place.
@@ -185,7 +187,10 @@ impl prepare(const char* algorithm, const family& offered, const execution_polic
     }
   }
   if (which == impl::cpu) {
-    if (device) refuse(algorithm, "the cpu implementation needs host memory, and an array is device memory");
+    if (device) {
+      refuse(algorithm, "the cpu implementation needs host memory, and " + std::string(device_array) +
+                            " is device memory");
+    }
     if (needs_wait) check(cudaStreamSynchronize(policy.stream()), "cudaStreamSynchronize", algorithm);
   } else if (!gpu_present() && arrays.size() > 0) {
     refuse(algorithm, "no CUDA device: the " + std::string(name(which)) + " implementation runs on the GPU");
