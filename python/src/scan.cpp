@@ -10,11 +10,14 @@
 namespace prism::python {
 namespace {
 
+// The operation of that name, by the library's own names of its scan operations.
 prism::scan_op scan_op_from(const std::string& op) {
-  if (op == "sum") return scan_op::sum;
-  if (op == "min") return scan_op::min;
-  if (op == "max") return scan_op::max;
-  throw std::invalid_argument("prism: unknown scan operation '" + op + "' (sum, min, max)");
+  std::string names;
+  for (scan_op o : {scan_op::sum, scan_op::min, scan_op::max}) {
+    if (op == name(o)) return o;
+    names += (names.empty() ? "" : ", ") + std::string(name(o));
+  }
+  throw std::invalid_argument("prism: unknown scan operation '" + op + "' (" + names + ")");
 }
 
 template <class T>
