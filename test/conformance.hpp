@@ -92,6 +92,17 @@ class owned_stream {
 // ---- what needs no GPU ------------------------------------------------------------------------
 
 template <class A>
+// The inputs of a call: random elements, or the adapter's own where its operation needs inputs of
+// a shape (indices into the input itself, say).
+template <class A>
+std::vector<typename A::T> kit_input(std::size_t n, std::uint64_t seed) {
+  if constexpr (requires { A::input(n, seed); }) {
+    return A::input(n, seed);
+  } else {
+    return random_vector<typename A::T>(n, seed);
+  }
+}
+
 class Conformance : public ::testing::Test {};
 TYPED_TEST_SUITE_P(Conformance);
 
@@ -101,7 +112,7 @@ template <class A>
 void check_size(prism::impl which, memory where, std::size_t n) {
   const auto seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << prism::name(which) << " n=" << n << " seed=" << seed);
-  const auto in = random_vector<typename A::T>(n, seed);
+  const auto in = kit_input<A>(n, seed);
   placed_array<typename A::T> x(in, where, 1);
   placed_array<typename A::R> out(std::vector<typename A::R>(A::output_size(n), poison<typename A::R>()),
                                   where, 1);
@@ -188,7 +199,7 @@ struct device_case {
   prism::device_buffer<typename A::T> x;
   prism::device_buffer<typename A::R> out;
   device_case(std::size_t n, std::uint64_t seed)
-      : in(random_vector<typename A::T>(n, seed)), x(in), out(A::output_size(n)) {
+      : in(kit_input<A>(n, seed)), x(in), out(A::output_size(n)) {
     poison_output();
   }
   void poison_output() {
@@ -286,7 +297,7 @@ TYPED_TEST_P(GpuConformance, GraphCapture) {
     check_cuda(cudaStreamSynchronize(s.get()));
     EXPECT_TRUE(large.check());
     for (int replay = 0; replay < 3; ++replay) {
-      small.in = random_vector<typename A::T>(small.in.size(), fresh_seed());
+      small.in = kit_input<A>(small.in.size(), fresh_seed());
       small.x.copy_from(small.in);
       small.poison_output();
       prism::device_buffer<char> neighbour(1u << 20);  // memory a freed scratch block could become
@@ -322,7 +333,7 @@ TYPED_TEST_P(GpuConformance, PinnedAndManagedOnTheCpu) {
     }
     std::fill(x, x + n, typename A::T{});
     std::fill(out, out + out_n, poison<typename A::R>());
-    const auto in = random_vector<typename A::T>(n, fresh_seed());
+    const auto in = kit_input<A>(n, fresh_seed());
     prism::device_buffer<typename A::T> source(in);
     check_cuda(cudaMemcpyAsync(x, source.data(), n * sizeof(typename A::T), cudaMemcpyDefault, s.get()));
     A::run(prism::par.on(s.get()).with(prism::impl::cpu), prism::span<const typename A::T>(x, n),

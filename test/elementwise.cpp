@@ -1263,7 +1263,43 @@ struct adjacent_difference_double {
   }
 };
 
-using elementwise_operations = ::testing::Types<add_float, adjacent_difference_double>;
+// gather: x gathered by itself (out[i] = x[x[i]]), its elements indices into it, so the map and the
+// values are one array the kit makes; unchecked, so that every implementation can be captured.
+struct gather_self_int32 {
+  using T = std::int32_t;
+  using R = std::int32_t;
+  static std::span<const impl> implementations() { return prism::elementwise_implementations; }
+  static std::size_t output_size(std::size_t n) { return n; }
+  static std::vector<std::int32_t> input(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::vector<std::int32_t> x(n);
+    for (auto& v : x) v = static_cast<std::int32_t>(random() % n);
+    return x;
+  }
+  static void run(const prism::execution_policy& policy, prism::span<const std::int32_t> x,
+                  prism::span<std::int32_t> out) {
+    prism::gather(policy, x, x, out);
+  }
+  static std::vector<std::int32_t> reference(const std::vector<std::int32_t>& in) {
+    std::vector<std::int32_t> r(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) r[i] = in[static_cast<std::size_t>(in[i])];
+    return r;
+  }
+  static double tolerance(const std::vector<std::int32_t>&) { return 0; }
+  static bool capturable(impl) { return true; }
+  static constexpr std::size_t aliased_bytes = 256;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    const auto ints = [](std::byte* b, std::size_t at) {
+      return prism::span<std::int32_t>(reinterpret_cast<std::int32_t*>(b) + at, 16);
+    };
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) { prism::gather(p, ints(b, 0), ints(b, 16), ints(b, 0)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::gather(p, ints(b, 0), ints(b, 1), ints(b, 16)); },
+    };
+  }
+};
+
+using elementwise_operations = ::testing::Types<add_float, adjacent_difference_double, gather_self_int32>;
 INSTANTIATE_TYPED_TEST_SUITE_P(Elementwise, Conformance, elementwise_operations);
 INSTANTIATE_TYPED_TEST_SUITE_P(Elementwise, GpuConformance, elementwise_operations);
 
