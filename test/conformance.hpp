@@ -91,7 +91,6 @@ class owned_stream {
 
 // ---- what needs no GPU ------------------------------------------------------------------------
 
-template <class A>
 // The inputs of a call: random elements, or the adapter's own where its operation needs inputs of
 // a shape (indices into the input itself, say).
 template <class A>
@@ -103,6 +102,7 @@ std::vector<typename A::T> kit_input(std::size_t n, std::uint64_t seed) {
   }
 }
 
+template <class A>
 class Conformance : public ::testing::Test {};
 TYPED_TEST_SUITE_P(Conformance);
 
