@@ -1280,8 +1280,8 @@ struct gather_self_int32 {
                   prism::span<std::int32_t> out) {
     prism::gather(policy, x, x, out);
   }
-  static std::vector<std::int32_t> reference(const std::vector<std::int32_t>& in) {
-    std::vector<std::int32_t> r(in.size());
+  static std::vector<double> reference(const std::vector<std::int32_t>& in) {
+    std::vector<double> r(in.size());
     for (std::size_t i = 0; i < in.size(); ++i) r[i] = in[static_cast<std::size_t>(in[i])];
     return r;
   }
