@@ -37,6 +37,7 @@
 // array is longer than one tile.
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
+#include <prism/primitives/merge_path.cuh>
 #include <prism/scratch.hpp>
 #include <prism/sort.hpp>
 #include <prism/span.hpp>
@@ -65,23 +66,6 @@ template <class T>
 inline constexpr unsigned merge_items = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
 template <class T>
 inline constexpr unsigned merge_tile = block_size * merge_items<T>;
-
-// How many of a[0, a_n) are among the first `diagonal` outputs of merge(a, b), where a's element
-// goes first when a and b compare equal (stable). A binary search along the diagonal.
-template <class T, class Comp>
-__device__ std::size_t merge_path(const T* a, std::size_t a_n, const T* b, std::size_t b_n, std::size_t diagonal,
-                                  Comp comp) {
-  std::size_t lo = diagonal > b_n ? diagonal - b_n : 0, hi = diagonal < a_n ? diagonal : a_n;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (comp(b[diagonal - 1 - mid], a[mid])) {
-      hi = mid;  // b's element goes before a[mid]: fewer of a
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
-}
 
 // Outputs [first, first + items) of merging each pair of sorted runs of `width` in src[0, n) into
 // dst. items divides 2 * width, so one thread's outputs belong to one pair of runs.

@@ -80,6 +80,8 @@ __all__ = [
     "compact", "partition", "unique", "unique_by_key", "run_length_encode", "reduce_by_key",
     # sorting and histograms
     "sort", "sort_by_key", "argsort", "histogram",
+    # merging sorted arrays
+    "merge", "merge_by_key", "union1d", "intersect1d", "setdiff1d", "setxor1d",
     # the rest
     "gpu_available", "held", "IMPLEMENTATIONS",
 ]
@@ -824,3 +826,79 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
         _prism.histogram(call(samples), call(out), lo, hi, impl, call.stream)
     call.done()
     return out
+
+
+# ---- merging sorted arrays ----------------------------------------------------------------------
+# Inputs sorted ascending (flattened), of int32, int64, uint32, uint64, float32 or float64, in the
+# sort functions' order (-0.0 == +0.0; NaNs by sign, NumPy's after +inf); unsorted input gives an
+# unspecified result. The set operations are the C++ standard library's on sorted multisets, not
+# NumPy's on sets: a value m times in a and n times in b appears max(m, n) times in union1d, min(m, n)
+# in intersect1d, max(m - n, 0) in setdiff1d and |m - n| in setxor1d, and the result is sorted.
+# NumPy's functions sort and deduplicate first (they return each value once): on sorted inputs
+# without repeats (what NumPy's assume_unique=True promises), both give the same arrays. For NumPy's
+# results from inputs with repeats, pass prism.unique(prism.sort(x)) of each input. With count=None
+# the call waits for the count and returns out[:count]; with count= a one-element int64/uint64
+# array it is written there, nothing waits, and the whole of out is returned. Without out, one of
+# the worst case's size is made (a + b; b's for intersect1d: min(a, b); a's for setdiff1d); a
+# smaller out given is checked against the result (the call counts first and waits; ValueError,
+# with nothing written, if the result does not fit).
+
+def _new_flat(call, like, size):
+    return call.empty((size,), _describe(like)[1])
+
+
+def merge(a, b, out=None, *, impl="automatic", stream=None):
+    """a and b merged into one sorted array of a.size + b.size elements, stably: of equal
+    elements, a's come first."""
+    call = _Call((a, b, out), stream)
+    if out is None:
+        out = _new_flat(call, a, _size(a) + _size(b))
+    _prism.merge(call(a), call(b), call(out), impl, call.stream)
+    call.done()
+    return out
+
+
+def merge_by_key(keys_a, values_a, keys_b, values_b, keys_out=None, values_out=None, *,
+                 impl="automatic", stream=None):
+    """The keys merged stably and each value (any 4- or 8-byte type) with its key:
+    (keys_out, values_out)."""
+    call = _Call((keys_a, values_a, keys_b, values_b, keys_out, values_out), stream)
+    n = _size(keys_a) + _size(keys_b)
+    keys_out = _new_flat(call, keys_a, n) if keys_out is None else keys_out
+    values_out = _new_flat(call, values_a, n) if values_out is None else values_out
+    _prism.merge_by_key(call(keys_a), call(values_a), call(keys_b), call(values_b), call(keys_out),
+                        call(values_out), impl, call.stream)
+    call.done()
+    return keys_out, values_out
+
+
+def _set_operation(op, a, b, out, count, impl, stream, worst):
+    call = _Call((a, b, out, count), stream)
+    if out is None:
+        out = _new_flat(call, a, worst(_size(a), _size(b)))
+    kept = _prism.set_operation(op, call(a), call(b), call(out), call(count), impl, call.stream)
+    call.done()
+    return out if count is not None else _flat(out)[:kept]
+
+
+def union1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
+    """The sorted union of sorted a and b (std::set_union): each value max(m, n) times."""
+    return _set_operation("set_union", a, b, out, count, impl, stream, lambda m, n: m + n)
+
+
+def intersect1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
+    """The sorted intersection of sorted a and b (std::set_intersection): each value min(m, n)
+    times, a's elements."""
+    return _set_operation("set_intersection", a, b, out, count, impl, stream, min)
+
+
+def setdiff1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
+    """The values of sorted a not in sorted b (std::set_difference): each max(m - n, 0) times."""
+    return _set_operation("set_difference", a, b, out, count, impl, stream, lambda m, n: m)
+
+
+def setxor1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
+    """The values of sorted a or b not in both (std::set_symmetric_difference): each |m - n|
+    times, sorted."""
+    return _set_operation("set_symmetric_difference", a, b, out, count, impl, stream,
+                          lambda m, n: m + n)

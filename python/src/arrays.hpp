@@ -245,5 +245,6 @@ void bind_reduce(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_sort(nb::module_& m);
 void bind_histogram(nb::module_& m);
+void bind_merge(nb::module_& m);
 
 }  // namespace prism::python

@@ -86,4 +86,5 @@ NB_MODULE(_prism, m) {
   py::bind_scan(m);
   py::bind_sort(m);
   py::bind_histogram(m);
+  py::bind_merge(m);
 }

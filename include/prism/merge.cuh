@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// prism's merges and set operations of two sorted arrays: any trivially copyable type, any
+// comparator, in every implementation.
+//
+//   prism::merge(policy, a, b, out, comp)                       out = a and b merged, stably
+//   prism::merge_by_key(policy, ka, va, kb, vb, ko, vo, comp)   the values carried with their keys
+//   prism::set_union(policy, a, b, out, comp)                   returns the count (the call waits)
+//   prism::set_union(policy, a, b, out, count, comp)            into count[0] (nothing waits)
+//   (set_intersection, set_difference, set_symmetric_difference alike)
+//
+// This is the generic layer under the compiled family of <prism/merge.hpp> (the standard key types
+// in the sort family's order), with the same semantics: stable merges (a's element first on ties),
+// the standard library's multiset semantics for the set operations, outputs apart from the inputs,
+// a set operation's output of the worst case's size or counted first. CUDA translation units call it
+// with their own types and comparators.
+//
+// Contract. a and b are sorted by comp; comp(x, y) says x goes before y and must be a strict weak
+// ordering; it must be __host__ __device__ for impl::cpu (a __device__-only lambda is refused
+// there). Two elements are the same value of a set operation when neither goes before the other.
+//
+// The implementations, side by side at the bottom:
+//   cpu, thrust  thrust::merge, merge_by_key, set_union, ... (OpenMP, or the GPU on the caller's
+//                stream with prism's scratch). thrust::merge is cub::DeviceMerge underneath; Thrust's
+//                set operations return their end to the host (they wait).
+//   raw_naive    merge only: one thread per element; a[i] goes to i + (the b's before it), found by
+//                a binary search in b (b[j] likewise, ties to a): log n scattered reads per element
+//                and scattered writes, but no coordination at all.
+//   raw          merge path, tile-staged (moderngpu's kernel_merge): a partition kernel finds, by a
+//                binary search along each tile's starting diagonal (<prism/primitives/merge_path.cuh>),
+//                where the tile's nt x vt outputs start in a and b; each block then loads its two
+//                ranges into shared memory with coalesced reads, each thread finds its vt outputs'
+//                start by the same search in shared memory and merges them sequentially, and the block
+//                writes the tile back with coalesced stores (merge_by_key carries each output's source
+//                position and gathers the values after). 2n elements moved. A set operation merges
+//                the same way twice: a first pass counts what each tile keeps, a one-block scan of the
+//                tile counts gives every tile its output offset (and the count), and a second pass
+//                compacts each tile's kept elements in shared memory and writes them.
+//   cub          merge only: cub::DeviceMerge::MergeKeys / MergePairs. CUB documents its merge as
+//                unstable; its kernels take the first sequence's element on ties (the same merge
+//                path), which prism's tests check for every key type.
+#include <prism/dispatch.cuh>
+#include <prism/merge.hpp>
+#include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/block_scan.cuh>
+#include <prism/primitives/launch.cuh>
+#include <prism/primitives/merge_path.cuh>
+#include <prism/scratch.hpp>
+#include <prism/span.hpp>
+
+#include <cub/device/device_merge.cuh>
+#include <cuda/std/algorithm>
+#include <cuda/std/functional>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/merge.h>
+#include <thrust/set_operations.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace prism {
+namespace detail {
+
+// ---- the compiled types' order ----------------------------------------------------------------------
+
+// The order of <prism/merge.hpp> on keys held as unsigned bits B: each key mapped to an unsigned
+// integer whose order is the keys' (the radix sort's twiddle, with -0.0 made +0.0 first), compared
+// as such. The kind is chosen at run time, so one instantiation serves every type of one size.
+template <class B>
+struct key_order {
+  key_kind kind;
+
+  __host__ __device__ B ordinal(B x) const {
+    constexpr B sign = B(1) << (sizeof(B) * 8 - 1);
+    if (kind == key_kind::unsigned_integer) return x;
+    if (kind == key_kind::signed_integer) return x ^ sign;
+    if (x == sign) x = 0;  // -0.0 is +0.0
+    return (x & sign) ? B(~x) : B(x ^ sign);
+  }
+  __host__ __device__ bool operator()(B x, B y) const { return ordinal(x) < ordinal(y); }
+};
+
+// ---- the tile: nt threads x vt elements -------------------------------------------------------------
+
+// Outputs each thread merges: 8 elements of up to 8 bytes, fewer of larger ones, so a tile of
+// block_size (256) x vt stays at 16 KiB of shared memory (the keys' tile), and 8 independent
+// sequential merge steps per thread are enough to cover the shared memory latency.
+template <class T>
+inline constexpr unsigned merge_vt = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
+template <class T>
+inline constexpr unsigned merge_tile_size = block_size * merge_vt<T>;
+// The widest element raw takes: the tile's 16 KiB hold one element per thread of 64 bytes.
+inline constexpr std::size_t raw_merge_widest = 64;
+
+template <class T, std::size_t N>
+struct shared_elements {
+  alignas(16) unsigned char bytes[N * sizeof(T)];
+  __device__ T* data() { return reinterpret_cast<T*>(bytes); }
+};
+
+// Where tile t's outputs start in a: merge path at the diagonal t * tile, for every t <= tiles.
+template <class T, class Comp>
+__global__ void merge_partition_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, std::size_t tiles,
+                                       std::size_t* partitions, Comp comp) {
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (t > tiles) return;
+  const std::size_t diagonal = cuda::std::min(t * merge_tile_size<T>, a_n + b_n);
+  partitions[t] = merge_path(a, a_n, b, b_n, diagonal, comp);
+}
+
+// One tile's two ranges, as the partitions give them: a[a0, a0 + an) and b[b0, b0 + bn), loaded
+// into s[0, an) and s[an, an + bn) with coalesced reads.
+struct tile_ranges {
+  std::size_t first;  // the tile's first output
+  std::size_t a0, b0;
+  unsigned an, bn;
+};
+
+template <class T>
+__device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
+                                 T* s) {
+  constexpr unsigned tile = merge_tile_size<T>;
+  const std::size_t t = blockIdx.x;
+  const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
+  const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
+  const tile_ranges r{d0, a0, d0 - a0, static_cast<unsigned>(a1 - a0), static_cast<unsigned>((d1 - a1) - (d0 - a0))};
+  for (unsigned i = threadIdx.x; i < r.an + r.bn; i += block_size) s[i] = i < r.an ? a[r.a0 + i] : b[r.b0 + i - r.an];
+  return r;
+}
+
+// ---- raw merge --------------------------------------------------------------------------------------
+
+// No values: merge keeps only keys.
+struct no_values {};
+
+// One tile: each thread's vt outputs by a sequential merge from its merge-path start in shared
+// memory, put back in shared memory in output order, then written with coalesced stores. With
+// values, each output's source position in the tile (a's below an, b's above) picks its value.
+template <class T, class V, class Comp>
+__global__ void __launch_bounds__(block_size)
+    merge_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions, T* out,
+                      const V* values_a, const V* values_b, V* values_out, Comp comp) {
+  constexpr unsigned vt = merge_vt<T>, tile = merge_tile_size<T>;
+  constexpr bool with_values = !std::is_same_v<V, no_values>;
+  __shared__ shared_elements<T, tile> keys;
+  __shared__ unsigned source[with_values ? tile : 1];
+  T* s = keys.data();
+  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
+  const unsigned count = r.an + r.bn;
+  __syncthreads();
+  const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
+  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
+  unsigned j = diagonal - i;
+  T merged[vt];
+  unsigned from[vt];
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    const bool take_a = i < r.an && (j >= r.bn || !comp(s[r.an + j], s[i]));
+    from[k] = take_a ? i++ : r.an + j++;
+    if (diagonal + k < count) merged[k] = s[from[k]];
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    if (diagonal + k < count) {
+      s[diagonal + k] = merged[k];
+      if constexpr (with_values) source[diagonal + k] = from[k];
+    }
+  }
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k < count; k += block_size) {
+    out[r.first + k] = s[k];
+    if constexpr (with_values) {
+      const unsigned f = source[k];
+      values_out[r.first + k] = f < r.an ? values_a[r.a0 + f] : values_b[r.b0 + f - r.an];
+    }
+  }
+}
+
+template <class T, class V, class Comp>
+void raw_merge(const char* algorithm, const execution_policy& policy, const T* a, std::size_t a_n, const T* b,
+               std::size_t b_n, T* out, const V* values_a, const V* values_b, V* values_out, Comp comp) {
+  if constexpr (sizeof(T) > raw_merge_widest) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw merge takes elements of up to 64 "
+                                "bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::cub or thrust");
+  } else {
+    const std::size_t n = a_n + b_n;
+    const std::size_t tiles = (n + merge_tile_size<T> - 1) / merge_tile_size<T>;
+    if (tiles > 0x7FFFFFFFu) {
+      throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
+                                  " elements are more than the raw merge's grid can cover");
+    }
+    const cudaStream_t stream = policy.stream();
+    const scratch lease = acquire_scratch((tiles + 1) * sizeof(std::size_t), with_explicit_stream(policy), algorithm);
+    auto* partitions = static_cast<std::size_t*>(lease.device());
+    launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp>, blocks_for(tiles + 1), block_size,
+           stream, a, a_n, b, b_n, tiles, partitions, comp);
+    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp>, static_cast<unsigned>(tiles), block_size,
+           stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions), out, values_a, values_b, values_out,
+           comp);
+  }
+}
+
+// ---- raw_naive merge: one thread per element --------------------------------------------------------
+
+// The first position p of x[0, n) with !comp(x[p], key) (lower bound), or with comp(key, x[p])
+// (upper bound): how many of x go before key.
+template <bool Upper, class T, class Comp>
+__device__ std::size_t rank_in(const T* x, std::size_t n, const T& key, Comp comp) {
+  std::size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (Upper ? !comp(key, x[mid]) : comp(x[mid], key)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// a[i] goes after i of a and after the b's strictly before it; b[j] after j of b and after the a's
+// not after it (ties to a: stable).
+template <class T, class V, class Comp>
+__global__ void merge_rank_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, T* out, const V* values_a,
+                                  const V* values_b, V* values_out, Comp comp) {
+  const std::size_t k = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (k >= a_n + b_n) return;
+  const bool in_a = k < a_n;
+  const std::size_t own = in_a ? k : k - a_n;
+  const T key = in_a ? a[own] : b[own];
+  const std::size_t p = own + (in_a ? rank_in<false>(b, b_n, key, comp) : rank_in<true>(a, a_n, key, comp));
+  out[p] = key;
+  if constexpr (!std::is_same_v<V, no_values>) values_out[p] = in_a ? values_a[own] : values_b[own];
+}
+
+// ---- raw set operations -----------------------------------------------------------------------------
+
+// Two elements are the same value when neither goes before the other.
+template <class T, class Comp>
+__device__ bool equivalent(const T& x, const T& y, Comp comp) {
+  return !comp(x, y) && !comp(y, x);
+}
+
+// x[p], from the tile in shared memory when it holds it.
+template <class T>
+__device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned held, const T* shared) {
+  return p - first < held ? shared[p - first] : x[p];
+}
+
+// Whether the set operation keeps each of one thread's vt merged elements (bit k for its k-th), and
+// the elements themselves. The rule, element by element, from the multiset semantics: a value m
+// times in a and n times in b occupies, in the stable merge, a's m copies then b's n. a's copy of
+// rank r in its run (r from 0) has a b copy of the same rank, b[lb + r] with lb the b's before it,
+// exactly when r < n; b's copy of rank s has an a copy a[ub - 1 - s] (ub: the a's not after it)
+// exactly when s < m. So
+//   union: every a, and b where s >= m;   intersection: a where r < n;
+//   difference: a where r >= n;            symmetric difference: a where r >= n, b where s >= m.
+// A run's start (for r and s) is found once per thread: in the tile's shared copy, or before the
+// tile (the block's run_start_a / run_start_b, found once in global memory).
+template <class T, class Comp>
+struct set_thread {
+  T elements[merge_vt<T>];
+  unsigned kept = 0;  // bit k: elements[k] is kept
+  unsigned count = 0;
+};
+
+template <class T, class Comp>
+__device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
+                                         const tile_ranges& r, const T* s, std::size_t run_start_a,
+                                         std::size_t run_start_b, Comp comp) {
+  constexpr unsigned vt = merge_vt<T>;
+  const unsigned count = r.an + r.bn;
+  const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
+  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
+  unsigned j = diagonal - i;
+  const unsigned i0 = i, j0 = j;
+  const T* sb = s + r.an;
+  std::size_t run_a = 0, run_b = 0;  // global starts of the current runs of a and b
+  const auto run_start = [&](const T* x, unsigned p, std::size_t first, std::size_t before) {
+    // The first position of x[0, p] holding x[p]'s value; before the tile: `before`.
+    unsigned lo = 0, hi = p;
+    while (lo < hi) {
+      const unsigned mid = (lo + hi) / 2;
+      if (comp(x[mid], x[p])) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 ? before : first + lo;
+  };
+  const bool keep_a_matched = op == set_operation::set_intersection;
+  const bool keep_b = op == set_operation::set_union || op == set_operation::set_symmetric_difference;
+  set_thread<T, Comp> t;
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    if (diagonal + k >= count) break;
+    const bool take_a = i < r.an && (j >= r.bn || !comp(sb[j], s[i]));
+    const T x = take_a ? s[i] : sb[j];
+    bool keep;
+    if (take_a) {
+      if (i == i0 || comp(s[i - 1], x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
+      if (op == set_operation::set_union) {
+        keep = true;
+      } else {
+        const std::size_t rank = r.a0 + i - run_a, probe = r.b0 + j + rank;
+        const bool matched = probe < b_n && equivalent(element_at(b, probe, r.b0, r.bn, sb), x, comp);
+        keep = matched == keep_a_matched;
+      }
+      ++i;
+    } else {
+      if (j == j0 || comp(sb[j - 1], x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
+      if (!keep_b) {
+        keep = false;
+      } else {
+        const std::size_t rank = r.b0 + j - run_b, after = r.a0 + i;  // after: the a's not after x
+        keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s), x, comp));
+      }
+      ++j;
+    }
+    t.elements[k] = x;
+    if (keep) {
+      t.kept |= 1u << k;
+      ++t.count;
+    }
+  }
+  return t;
+}
+
+// The global start of the run of equal values that x[first] belongs to (first when it starts there).
+template <class T, class Comp>
+__device__ std::size_t global_run_start(const T* x, std::size_t first, Comp comp) {
+  return rank_in<false>(x, first, x[first], comp);
+}
+
+// One pass of a set operation over one tile: Write false counts the tile's kept elements into
+// counts[t]; Write true compacts them in shared memory and writes them at offsets[t] (the counts,
+// scanned).
+template <bool Write, class T, class Comp>
+__global__ void __launch_bounds__(block_size)
+    set_tile_kernel(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
+                    const std::size_t* partitions, std::size_t* counts, T* out, Comp comp) {
+  constexpr unsigned vt = merge_vt<T>, tile = merge_tile_size<T>;
+  __shared__ shared_elements<T, tile> keys;
+  __shared__ std::size_t run_starts[2];
+  T* s = keys.data();
+  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
+  if (threadIdx.x == 0) run_starts[0] = r.an > 0 ? global_run_start(a, r.a0, comp) : r.a0;
+  if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? global_run_start(b, r.b0, comp) : r.b0;
+  __syncthreads();
+  const set_thread<T, Comp> t = set_merge(op, a, a_n, b, b_n, r, s, run_starts[0], run_starts[1], comp);
+  unsigned tile_count = 0;
+  const maybe<unsigned> before = block_exclusive_scan(t.count, cuda::std::plus<unsigned>{}, tile_count);
+  if constexpr (!Write) {
+    if (threadIdx.x == 0) counts[blockIdx.x] = tile_count;
+  } else {
+    const unsigned start = before.present ? before.value : 0;
+    __syncthreads();  // every thread has read the tile
+    unsigned at = start;
+#pragma unroll
+    for (unsigned k = 0; k < vt; ++k)
+      if (t.kept >> k & 1u) s[at++] = t.elements[k];
+    __syncthreads();
+    const std::size_t offset = counts[blockIdx.x];
+    for (unsigned k = threadIdx.x; k < tile_count; k += block_size) out[offset + k] = s[k];
+  }
+}
+
+// counts[0, tiles) -> their exclusive prefix sums, in place, and the total to *total: one block of
+// 1024 threads, each over a contiguous run of tiles.
+// (A template, as every kernel of a header is: one definition however many files include it.)
+inline constexpr unsigned tile_scan_threads = 1024;
+template <class Count>
+__global__ void __launch_bounds__(tile_scan_threads)
+    scan_tile_counts_kernel(Count* counts, std::size_t tiles, Count* total) {
+  const std::size_t per = (tiles + tile_scan_threads - 1) / tile_scan_threads;
+  const std::size_t begin = cuda::std::min(threadIdx.x * per, tiles), end = cuda::std::min(begin + per, tiles);
+  Count sum = 0;
+  for (std::size_t k = begin; k < end; ++k) sum += counts[k];
+  Count block_total = 0;
+  const maybe<Count> before = block_exclusive_scan(sum, cuda::std::plus<Count>{}, block_total);
+  Count running = before.present ? before.value : 0;
+  for (std::size_t k = begin; k < end; ++k) {
+    const Count c = counts[k];
+    counts[k] = running;
+    running += c;
+  }
+  if (threadIdx.x == 0) *total = block_total;
+}
+
+// The most elements a set operation can write.
+inline std::size_t worst_case(set_operation op, std::size_t a_n, std::size_t b_n) {
+  switch (op) {
+    case set_operation::set_intersection: return std::min(a_n, b_n);
+    case set_operation::set_difference: return a_n;
+    default: return a_n + b_n;
+  }
+}
+
+[[noreturn]] inline void refuse_small_output(const char* algorithm, std::size_t count, std::size_t capacity) {
+  throw std::invalid_argument(std::string("prism::") + algorithm + ": the result has " + std::to_string(count) +
+                              " elements, and the output holds " + std::to_string(capacity));
+}
+
+// The count pass, the scan, then (if the output holds the result) the write pass. The count goes to
+// `destination` on the stream when the output holds the worst case; otherwise the call waits for
+// it, refuses a result the output cannot hold, and returns it.
+template <class T, class Comp>
+std::optional<std::size_t> raw_set_operation(const char* algorithm, const execution_policy& policy, set_operation op,
+                                             const T* a, std::size_t a_n, const T* b, std::size_t b_n, T* out,
+                                             std::size_t capacity, std::size_t* destination, Comp comp) {
+  if constexpr (sizeof(T) > raw_merge_widest) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw set operations take elements of up "
+                                "to 64 bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::thrust");
+  } else {
+    const std::size_t n = a_n + b_n;
+    const std::size_t tiles = (n + merge_tile_size<T> - 1) / merge_tile_size<T>;
+    if (tiles > 0x7FFFFFFFu) {
+      throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
+                                  " elements are more than the raw set operations' grid can cover");
+    }
+    const cudaStream_t stream = policy.stream();
+    const bool fits = capacity >= worst_case(op, a_n, b_n);
+    if (!fits) require_not_capturing(stream, algorithm);  // it waits for the count
+    const std::size_t partition_bytes = round256((tiles + 1) * sizeof(std::size_t));
+    const std::size_t count_bytes = round256(tiles * sizeof(std::size_t));
+    const scratch lease =
+        acquire_scratch(partition_bytes + count_bytes + sizeof(std::size_t), with_explicit_stream(policy), algorithm);
+    auto* memory = static_cast<unsigned char*>(lease.device());
+    auto* partitions = reinterpret_cast<std::size_t*>(memory);
+    auto* counts = reinterpret_cast<std::size_t*>(memory + partition_bytes);
+    auto* total = reinterpret_cast<std::size_t*>(memory + partition_bytes + count_bytes);
+    const auto grid = static_cast<unsigned>(tiles);
+    launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp>, blocks_for(tiles + 1), block_size,
+           stream, a, a_n, b, b_n, tiles, partitions, comp);
+    launch(algorithm, "set_tile_kernel", set_tile_kernel<false, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
+           static_cast<const std::size_t*>(partitions), counts, static_cast<T*>(nullptr), comp);
+    launch(algorithm, "scan_tile_counts_kernel", scan_tile_counts_kernel<std::size_t>, 1, tile_scan_threads, stream, counts, tiles,
+           fits ? destination : total);
+    std::optional<std::size_t> counted;
+    if (!fits) {
+      std::size_t result = 0;
+      check(cudaMemcpyAsync(&result, total, sizeof(result), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+            algorithm);
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+      if (result > capacity) refuse_small_output(algorithm, result, capacity);
+      counted = result;
+    }
+    launch(algorithm, "set_tile_kernel", set_tile_kernel<true, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
+           static_cast<const std::size_t*>(partitions), counts, out, comp);
+    return counted;
+  }
+}
+
+// ---- the implementations side by side ---------------------------------------------------------------
+
+// A comparator: not an array, and nothing that makes a policy.
+template <class F>
+concept merge_comparator = !array_like<std::remove_reference_t<F>> && !std::is_convertible_v<F, execution_policy>;
+
+// merge, and merge_by_key when V is not no_values.
+template <class T, class V, class Comp>
+void merge_spans(const char* algorithm, const execution_policy& policy, span<const T> a, span<const T> b, span<T> out,
+                 span<const V> values_a, span<const V> values_b, span<V> values_out, Comp comp) {
+  static_assert(std::is_trivially_copyable_v<T>, "prism::merge moves elements as bytes: T must be trivially copyable");
+  constexpr bool with_values = !std::is_same_v<V, no_values>;
+  const std::size_t a_n = a.size(), b_n = b.size(), n = a_n + b_n;
+  const T* pa = a.data();
+  const T* pb = b.data();
+  T* o = out.data();
+  const V* va = values_a.data();
+  const V* vb = values_b.data();
+  V* vo = values_out.data();
+  const cudaStream_t stream = policy.stream();
+  const auto on_thrust = [&](const auto& p) {
+    if constexpr (with_values) {
+      thrust::merge_by_key(p, pa, pa + a_n, pb, pb + b_n, va, vb, o, vo, comp);
+    } else {
+      thrust::merge(p, pa, pa + a_n, pb, pb + b_n, o, comp);
+    }
+  };
+  const auto on_cub = [&] {
+    const auto count_a = static_cast<std::int64_t>(a_n), count_b = static_cast<std::int64_t>(b_n);
+    cub_call(algorithm, with_values ? "cub::DeviceMerge::MergePairs" : "cub::DeviceMerge::MergeKeys", policy,
+             {n, a_n}, [&](void* temp, std::size_t& bytes, void*) {
+               if constexpr (with_values) {
+                 return cub::DeviceMerge::MergePairs(temp, bytes, pa, va, count_a, pb, vb, count_b, o, vo, comp,
+                                                     stream);
+               } else {
+                 return cub::DeviceMerge::MergeKeys(temp, bytes, pa, count_a, pb, count_b, o, comp, stream);
+               }
+             });
+  };
+  const auto on_raw_naive = [&] {
+    launch(algorithm, "merge_rank_kernel", merge_rank_kernel<T, V, Comp>, blocks_for(n), block_size, stream, pa, a_n,
+           pb, b_n, o, va, vb, vo, comp);
+  };
+  const auto on_raw = [&] { raw_merge(algorithm, policy, pa, a_n, pb, b_n, o, va, vb, vo, comp); };
+  const implementations impls{.cpu = on_thrust, .thrust = on_thrust, .raw_naive = on_raw_naive, .raw = on_raw,
+                              .cub = on_cub};
+  if constexpr (with_values) {
+    dispatch<Comp>({algorithm, merge_family, policy,
+                    {array_ref::input(a, "the keys of a"), array_ref::input(values_a, "the values of a").sized(a_n),
+                     array_ref::input(b, "the keys of b"), array_ref::input(values_b, "the values of b").sized(b_n),
+                     array_ref::output_apart(out, "the keys' output").sized(n),
+                     array_ref::output_apart(values_out, "the values' output").sized(n)},
+                    n},
+                   impls);
+  } else {
+    dispatch<Comp>({algorithm, merge_family, policy,
+                    {array_ref::input(a, "the first input"), array_ref::input(b, "the second input"),
+                     array_ref::output_apart(out, "the output").sized(n)},
+                    n},
+                   impls);
+  }
+}
+
+template <class T, class Comp>
+std::size_t set_operation_spans(const char* algorithm, const execution_policy& policy, set_operation op,
+                                span<const T> a, span<const T> b, span<T> out, Comp comp, span<std::size_t>* into) {
+  static_assert(std::is_trivially_copyable_v<T>, "prism's set operations move elements as bytes");
+  const std::size_t a_n = a.size(), b_n = b.size(), n = a_n + b_n, capacity = out.size();
+  const T* pa = a.data();
+  const T* pb = b.data();
+  T* o = out.data();
+  // Thrust's four algorithms, writing to `to` (the output, or a discard iterator that only counts).
+  const auto run_thrust = [&](const auto& p, auto to) {
+    switch (op) {
+      case set_operation::set_union: return thrust::set_union(p, pa, pa + a_n, pb, pb + b_n, to, comp) - to;
+      case set_operation::set_intersection:
+        return thrust::set_intersection(p, pa, pa + a_n, pb, pb + b_n, to, comp) - to;
+      case set_operation::set_difference: return thrust::set_difference(p, pa, pa + a_n, pb, pb + b_n, to, comp) - to;
+      case set_operation::set_symmetric_difference:
+        return thrust::set_symmetric_difference(p, pa, pa + a_n, pb, pb + b_n, to, comp) - to;
+    }
+    return decltype(to - to){0};
+  };
+  const auto on_thrust = [&](const auto& p, std::size_t*) -> std::optional<std::size_t> {
+    if (capacity < worst_case(op, a_n, b_n)) {
+      const auto count = static_cast<std::size_t>(run_thrust(p, thrust::make_discard_iterator()));
+      if (count > capacity) refuse_small_output(algorithm, count, capacity);
+    }
+    return static_cast<std::size_t>(run_thrust(p, o));
+  };
+  return dispatch<Comp>(
+      {algorithm, set_operation_family, policy,
+       {array_ref::input(a, "the first input"), array_ref::input(b, "the second input"),
+        array_ref::output_apart(out, "the output")},
+       n},
+      result_to<std::size_t>{into, 0, "the count", true},
+      implementations{
+          .cpu = on_thrust,
+          .thrust = on_thrust,
+          .raw = [&](std::size_t* destination) {
+            return raw_set_operation(algorithm, policy, op, pa, a_n, pb, b_n, o, capacity, destination, comp);
+          },
+      });
+}
+
+}  // namespace detail
+
+namespace ops {
+
+// out = a and b merged by comp, stably.
+template <class A, class B, class O, class Comp>
+  requires detail::writable_array<O> && array_of<A, value_t<O>> && array_of<B, value_t<O>> &&
+           detail::merge_comparator<Comp>
+void run(merge, const execution_policy& policy, A&& a, B&& b, O&& out, Comp comp) {
+  using T = value_t<O>;
+  detail::merge_spans<T, detail::no_values>("merge", policy, input_span(a), input_span(b), output_span(out), {}, {}, {},
+                                            comp);
+}
+
+// The keys merged by comp, stably, each value with its key.
+template <class KA, class VA, class KB, class VB, class KO, class VO, class Comp>
+  requires detail::writable_array<KO> && detail::writable_array<VO> && array_of<KA, value_t<KO>> &&
+           array_of<KB, value_t<KO>> && array_of<VA, value_t<VO>> && array_of<VB, value_t<VO>> &&
+           detail::merge_comparator<Comp>
+void run(merge_by_key, const execution_policy& policy, KA&& keys_a, VA&& values_a, KB&& keys_b, VB&& values_b,
+         KO&& keys_out, VO&& values_out, Comp comp) {
+  detail::merge_spans<value_t<KO>, value_t<VO>>("merge_by_key", policy, input_span(keys_a), input_span(keys_b),
+                                                output_span(keys_out), input_span(values_a), input_span(values_b),
+                                                output_span(values_out), comp);
+}
+
+// A set operation by comp: the count returned ...
+template <class Op, class A, class B, class O, class Comp>
+  requires set_algorithm_tag<Op> && detail::writable_array<O> && array_of<A, value_t<O>> &&
+           array_of<B, value_t<O>> && detail::merge_comparator<Comp>
+std::size_t run(Op, const execution_policy& policy, A&& a, B&& b, O&& out, Comp comp) {
+  return detail::set_operation_spans<value_t<O>>(Op::name, policy, set_algorithm<Op>::which, input_span(a),
+                                                 input_span(b), output_span(out), comp, nullptr);
+}
+// ... or into count[0].
+template <class Op, class A, class B, class O, class C, class Comp>
+  requires set_algorithm_tag<Op> && detail::writable_array<O> && array_of<A, value_t<O>> &&
+           array_of<B, value_t<O>> && merge_count_array<C> && detail::merge_comparator<Comp>
+void run(Op, const execution_policy& policy, A&& a, B&& b, O&& out, C&& count, Comp comp) {
+  span<std::size_t> c = output_span(count);
+  detail::set_operation_spans<value_t<O>>(Op::name, policy, set_algorithm<Op>::which, input_span(a), input_span(b),
+                                          output_span(out), comp, &c);
+}
+
+}  // namespace ops
+}  // namespace prism

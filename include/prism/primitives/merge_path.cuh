@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Merge path (Green, McColl and Bader, 2012; moderngpu's vocabulary): where the first `diagonal`
+// outputs of merging two sorted arrays come from. The merge of a[0, a_n) and b[0, b_n) is a path
+// through the a_n x b_n grid from the top left to the bottom right, one step right or down per
+// output; the k-th diagonal of the grid crosses it once, and a binary search along that diagonal
+// finds the crossing. Every thread (or tile) of a merge finds its own start this way, so all of
+// them write exactly as many outputs and none waits for another: the merge sort of <prism/sort.cuh>
+// and the merges and set operations of <prism/merge.cuh> share it.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace prism::detail {
+
+// How many of a[0, a_n) are among the first `diagonal` outputs of merge(a, b), where a's element
+// goes first when a and b compare equal (stable). A binary search along the diagonal.
+template <class A, class B, class Comp>
+__device__ std::size_t merge_path(const A* a, std::size_t a_n, const B* b, std::size_t b_n,
+                                std::size_t diagonal, Comp comp) {
+  std::size_t lo = diagonal > b_n ? diagonal - b_n : 0, hi = diagonal < a_n ? diagonal : a_n;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (comp(b[diagonal - 1 - mid], a[mid])) {
+      hi = mid;  // b's element goes before a[mid]: fewer of a
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace prism::detail
