@@ -2,6 +2,9 @@
 // The histogram lesson (lesson.cuh has the kernels and what each one changes), for float samples
 // and uint32 counts: prism::histogram(histogram_stage, policy, samples, counts, lo, hi). The last
 // stage is impl::raw, compiled in float.cu: nothing of the family is instantiated again here.
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE  // as float.cu, which compiles the last stage
+#endif
 #include "lesson.cuh"
 
 namespace prism::detail {
