@@ -9,11 +9,6 @@
 
 namespace prism::detail {
 
-// Compiled in float.cu (the definition is visible here through lesson.cuh).
-extern template void histogram_even<float, std::uint32_t>(const execution_policy&, span<const float>,
-                                                          span<std::uint32_t>, histogram_level_t<float>,
-                                                          histogram_level_t<float>);
-
 void histogram_by_stage(histogram_stage stage, const execution_policy& policy, span<const float> samples,
                         span<std::uint32_t> counts, float lo, float hi) {
   const execution_policy gpu = policy.with(impl::raw);

@@ -540,6 +540,25 @@ void histogram_range(const execution_policy& policy, span<const T> samples, span
       });
 }
 
+// The standard samples are compiled into the library (algorithms/histogram/*.cu): a translation
+// unit that includes this header links to those rather than compiling them again.
+extern template void histogram_even<std::uint8_t, std::uint32_t>(const execution_policy&, span<const std::uint8_t>, span<std::uint32_t>, histogram_level_t<std::uint8_t>, histogram_level_t<std::uint8_t>);
+extern template void histogram_range<std::uint8_t, std::uint32_t>(const execution_policy&, span<const std::uint8_t>, span<const histogram_level_t<std::uint8_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::uint8_t, std::uint64_t>(const execution_policy&, span<const std::uint8_t>, span<std::uint64_t>, histogram_level_t<std::uint8_t>, histogram_level_t<std::uint8_t>);
+extern template void histogram_range<std::uint8_t, std::uint64_t>(const execution_policy&, span<const std::uint8_t>, span<const histogram_level_t<std::uint8_t>>, span<std::uint64_t>);
+extern template void histogram_even<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<std::uint32_t>, histogram_level_t<std::int32_t>, histogram_level_t<std::int32_t>);
+extern template void histogram_range<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<const histogram_level_t<std::int32_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<std::uint64_t>, histogram_level_t<std::int32_t>, histogram_level_t<std::int32_t>);
+extern template void histogram_range<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<const histogram_level_t<std::int32_t>>, span<std::uint64_t>);
+extern template void histogram_even<float, std::uint32_t>(const execution_policy&, span<const float>, span<std::uint32_t>, histogram_level_t<float>, histogram_level_t<float>);
+extern template void histogram_range<float, std::uint32_t>(const execution_policy&, span<const float>, span<const histogram_level_t<float>>, span<std::uint32_t>);
+extern template void histogram_even<float, std::uint64_t>(const execution_policy&, span<const float>, span<std::uint64_t>, histogram_level_t<float>, histogram_level_t<float>);
+extern template void histogram_range<float, std::uint64_t>(const execution_policy&, span<const float>, span<const histogram_level_t<float>>, span<std::uint64_t>);
+extern template void histogram_even<double, std::uint32_t>(const execution_policy&, span<const double>, span<std::uint32_t>, histogram_level_t<double>, histogram_level_t<double>);
+extern template void histogram_range<double, std::uint32_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint32_t>);
+extern template void histogram_even<double, std::uint64_t>(const execution_policy&, span<const double>, span<std::uint64_t>, histogram_level_t<double>, histogram_level_t<double>);
+extern template void histogram_range<double, std::uint64_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint64_t>);
+
 // The caller's binner: counts.size() bins. CUB counts the bin numbers with levels 0, 1, ..., bins
 // (bin b is b; -1 is below level 0, not counted), as for float samples.
 template <class T, class C, class Binner>

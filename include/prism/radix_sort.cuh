@@ -389,6 +389,39 @@ void argsort(const execution_policy& policy, span<const K> keys, span<I> indices
            });
 }
 
+// The standard keys are compiled into the library (algorithms/sort/*.cu): a translation unit that
+// includes this header links to those rather than compiling them again.
+extern template void sort_keys<float>(const execution_policy&, span<const float>, span<float>, sort_order);
+extern template void sort_keys<double>(const execution_policy&, span<const double>, span<double>, sort_order);
+extern template void sort_keys<std::int32_t>(const execution_policy&, span<const std::int32_t>, span<std::int32_t>, sort_order);
+extern template void sort_keys<std::int64_t>(const execution_policy&, span<const std::int64_t>, span<std::int64_t>, sort_order);
+extern template void sort_keys<std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint32_t>, sort_order);
+extern template void sort_keys<std::uint64_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<float, std::uint32_t>(const execution_policy&, span<const float>, span<const std::uint32_t>, span<float>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<float, std::uint64_t>(const execution_policy&, span<const float>, span<const std::uint64_t>, span<float>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<double, std::uint32_t>(const execution_policy&, span<const double>, span<const std::uint32_t>, span<double>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<double, std::uint64_t>(const execution_policy&, span<const double>, span<const std::uint64_t>, span<double>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<const std::uint32_t>, span<std::int32_t>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<const std::uint64_t>, span<std::int32_t>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<std::int64_t, std::uint32_t>(const execution_policy&, span<const std::int64_t>, span<const std::uint32_t>, span<std::int64_t>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<std::int64_t, std::uint64_t>(const execution_policy&, span<const std::int64_t>, span<const std::uint64_t>, span<std::int64_t>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<const std::uint32_t>, span<std::uint32_t>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<std::uint32_t, std::uint64_t>(const execution_policy&, span<const std::uint32_t>, span<const std::uint64_t>, span<std::uint32_t>, span<std::uint64_t>, sort_order);
+extern template void sort_pairs<std::uint64_t, std::uint32_t>(const execution_policy&, span<const std::uint64_t>, span<const std::uint32_t>, span<std::uint64_t>, span<std::uint32_t>, sort_order);
+extern template void sort_pairs<std::uint64_t, std::uint64_t>(const execution_policy&, span<const std::uint64_t>, span<const std::uint64_t>, span<std::uint64_t>, span<std::uint64_t>, sort_order);
+extern template void argsort<float, std::uint32_t>(const execution_policy&, span<const float>, span<std::uint32_t>, sort_order);
+extern template void argsort<float, std::uint64_t>(const execution_policy&, span<const float>, span<std::uint64_t>, sort_order);
+extern template void argsort<double, std::uint32_t>(const execution_policy&, span<const double>, span<std::uint32_t>, sort_order);
+extern template void argsort<double, std::uint64_t>(const execution_policy&, span<const double>, span<std::uint64_t>, sort_order);
+extern template void argsort<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<std::uint32_t>, sort_order);
+extern template void argsort<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<std::uint64_t>, sort_order);
+extern template void argsort<std::int64_t, std::uint32_t>(const execution_policy&, span<const std::int64_t>, span<std::uint32_t>, sort_order);
+extern template void argsort<std::int64_t, std::uint64_t>(const execution_policy&, span<const std::int64_t>, span<std::uint64_t>, sort_order);
+extern template void argsort<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint32_t>, sort_order);
+extern template void argsort<std::uint32_t, std::uint64_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint64_t>, sort_order);
+extern template void argsort<std::uint64_t, std::uint32_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint32_t>, sort_order);
+extern template void argsort<std::uint64_t, std::uint64_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint64_t>, sort_order);
+
 // ---- a caller's key, by its decomposer ---------------------------------------------------------------
 
 // Values moved as an unsigned integer of their size where their alignment allows (one
