@@ -7,7 +7,7 @@
 // Then the radix sort of the caller's own key types by a decomposer (<prism/radix_sort.cuh>): a
 // {float, int32} key, a pair of 8-byte integers (16 passes, two counting launches), and a key
 // of 3 bytes of fields in an 8-byte struct whose other bytes travel along (an odd number of
-// passes, in place through the copy it makes first). The reference is std::stable_sort with the
+// passes, in place through the copy it makes first); values of 4, 8 and 12 bytes. The reference is std::stable_sort with the
 // documented order written here (NaNs by sign and payload, -0.0 == +0.0, numbers by value, the
 // fields lexicographically), independently of the library's bit twiddling; results are compared
 // bit for bit, so an equal key out of its input order fails.
@@ -208,9 +208,11 @@ struct by_high_then_low {
   }
 };
 
-// 3 bytes of key (level, then tag) in an 8-byte struct: its position travels with it, outside the order.
+// 3 bytes of key (level, then tag) in an 8-byte struct (no padding: results are compared byte for
+// byte): its other byte and its position travel with it, outside the order.
 struct tagged {
   std::uint8_t tag;
+  std::uint8_t spare;
   std::int16_t level;
   std::uint32_t position;
 };
@@ -219,6 +221,8 @@ struct by_level_then_tag {
     return {k.level, k.tag};
   }
 };
+
+static_assert(sizeof(energy_cell) == 8 && sizeof(wide_pair) == 16 && sizeof(tagged) == 8, "no padding");
 
 template <class T>
 auto bits_of(T v) {
@@ -301,8 +305,8 @@ std::vector<K> user_keys(std::size_t n, std::uint64_t seed) {
                                     std::numeric_limits<std::int64_t>::max()};
       k[i] = {highs[r % 6], (q % 3 == 0) ? q : q % 4};
     } else {
-      k[i] = {static_cast<std::uint8_t>(q % 3 == 0 ? 255 : q % 4), static_cast<std::int16_t>(static_cast<int>(r % 7) * 9000 - 27000),
-              static_cast<std::uint32_t>(i)};
+      k[i] = {static_cast<std::uint8_t>(q % 3 == 0 ? 255 : q % 4), static_cast<std::uint8_t>(q >> 56),
+              static_cast<std::int16_t>(static_cast<int>(r % 7) * 9000 - 27000), static_cast<std::uint32_t>(i)};
     }
   }
   return k;
@@ -314,6 +318,19 @@ std::vector<T> poisoned(std::size_t n) {
   std::vector<T> v(n);
   std::memset(static_cast<void*>(v.data()), 0xA5, n * sizeof(T));
   return v;
+}
+
+// A 12-byte value, moved as itself.
+struct triple {
+  std::uint32_t a, b, c;
+};
+template <class V>
+V value_at(std::size_t i) {
+  if constexpr (std::is_same_v<V, triple>) {
+    return {static_cast<std::uint32_t>(i), ~static_cast<std::uint32_t>(i), 0x5EEDu};
+  } else {
+    return static_cast<V>(i);
+  }
 }
 
 template <class K>
@@ -374,8 +391,9 @@ TEST_P(GenericRadixSort, PairsByTheKeysFields) {
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   for_each_type(user_key_types{}, [&]<class K>() {
     using D = typename decomposer_of<K>::type;
-    // 4-byte values with the smaller keys, 8-byte ones with the 16-byte key.
-    using V = std::conditional_t<sizeof(K) == 16, std::uint64_t, float>;
+    // Values moved as 4 bytes (float), 8 (uint64) and as themselves (12 bytes).
+    using V = std::conditional_t<std::is_same_v<K, energy_cell>, float,
+                                 std::conditional_t<std::is_same_v<K, wide_pair>, std::uint64_t, triple>>;
     for (std::size_t n : radix_sizes) {
       for (prism::sort_order order : {prism::sort_order::ascending, prism::sort_order::descending}) {
         for (bool in_place : {false, true}) {
@@ -384,7 +402,7 @@ TEST_P(GenericRadixSort, PairsByTheKeysFields) {
                                             << (in_place ? ", in place" : "") << ", seed " << seed);
           const auto keys = user_keys<K>(n, seed);
           std::vector<V> values(n);
-          for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<V>(i);  // the input position
+          for (std::size_t i = 0; i < n; ++i) values[i] = value_at<V>(i);  // the input position
           placed<K> k(keys, which);
           placed<V> v(values, which);
           placed<K> k_out(poisoned<K>(n), which);

@@ -281,7 +281,11 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
   for (unsigned i = 0; i < K; ++i) {
     if (valid(i)) {
       const std::size_t e = warp_begin + i * 32 + lane;
-      values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+      if constexpr (std::is_integral_v<V>) {
+        values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+      } else {  // a caller's value type: never positions
+        values_shared[position[i]] = a.values_in[e];
+      }
     }
   }
   __syncthreads();
