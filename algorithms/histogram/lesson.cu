@@ -2,14 +2,12 @@
 // The histogram lesson (lesson.cuh has the kernels and what each one changes), for float samples
 // and uint32 counts: prism::histogram(histogram_stage, policy, samples, counts, lo, hi). The last
 // stage is impl::raw, compiled in float.cu: nothing of the family is instantiated again here.
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE  // as float.cu, which compiles the last stage
+#endif
 #include "lesson.cuh"
 
 namespace prism::detail {
-
-// Compiled in float.cu (the definition is visible here through lesson.cuh).
-extern template void histogram_even<float, std::uint32_t>(const execution_policy&, span<const float>,
-                                                          span<std::uint32_t>, histogram_level_t<float>,
-                                                          histogram_level_t<float>);
 
 void histogram_by_stage(histogram_stage stage, const execution_policy& policy, span<const float> samples,
                         span<std::uint32_t> counts, float lo, float hi) {

@@ -16,13 +16,13 @@
 // sample to one address, and the L2 serializes them.
 // Stage 2 gives each block its own histogram in shared memory (fast atomics near the SM) and adds
 // it to the global counts once at the end. One bin still serializes the block's 256 threads.
-// Stage 3 is impl::raw (histogram.cuh): 16-byte loads, a sub-histogram per warp, each vector's
-// bins guessed without a branch per sample (the floor kept off the conversion unit), and one
-// warp-aggregated increment per sample (the compiler's ATOMS.POPC.INC: lanes adding 1 to one
+// Stage 3 is impl::raw (<prism/histogram.cuh>): 16-byte loads, a sub-histogram per warp, each
+// vector's bins guessed without a branch per sample (the floor kept off the conversion unit), and
+// one warp-aggregated increment per sample (the compiler's ATOMS.POPC.INC: lanes adding 1 to one
 // address count themselves in one step).
 //
 // Every stage bins by the same rule (even_float_bins): the counts are exact and identical.
-#include "histogram.cuh"
+#include <prism/histogram.cuh>
 
 #include <prism/primitives/launch.cuh>
 

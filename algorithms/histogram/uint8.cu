@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Histograms of uint8 samples in every implementation (histogram.cuh), uint32 and uint64 counts.
-#include "histogram.cuh"
+// Histograms of uint8 samples in every implementation (<prism/histogram.cuh>), uint32 and uint64 counts.
+
+// Thrust's sort on 64-bit offsets only: they work for every size and halve what is compiled.
+// Before the first Thrust header.
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE
+#endif
+#include <prism/histogram.cuh>
 
 namespace prism::detail {
 

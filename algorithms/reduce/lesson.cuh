@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
 
 namespace prism::lesson {
 
@@ -179,12 +178,11 @@ void launch(reduce_stage stage, const In* x, std::size_t n, Acc* out, unsigned b
   }
 }
 
-// The sum of x[0..n) (n > 0) in Acc with `stage`, into device_result or, if null, returned:
-// passes of the stage's kernel over the partials of the pass before until one block is left,
-// whose partial is the result (written straight into pinned host memory for the host).
+// The sum of x[0..n) (n > 0) in Acc with `stage`, into `result` (device memory, or the pinned
+// host slot the dispatch reads when the sum is returned): passes of the stage's kernel over the
+// partials of the pass before until one block is left, whose partial is the result.
 template <class Acc, class In>
-Acc sum(reduce_stage stage, const execution_policy& policy, const In* x, std::size_t n,
-        Acc* device_result) {
+void sum(reduce_stage stage, const execution_policy& policy, const In* x, std::size_t n, Acc* result) {
   const cudaStream_t stream = policy.stream();
   const std::size_t first_blocks = blocks_for(stage, n);
   // Stage 6 finishes in one block whatever the number of partials: its threads loop.
@@ -192,25 +190,17 @@ Acc sum(reduce_stage stage, const execution_policy& policy, const In* x, std::si
     return stage == reduce_stage::multiple ? 1 : blocks_for(stage, partials);
   };
   const std::size_t second_blocks = first_blocks > 1 ? next_blocks(first_blocks) : 0;
-  std::optional<host_slot> slot;
-  if (device_result == nullptr) slot.emplace("sum");
-  Acc* result = slot ? static_cast<Acc*>(slot->get()) : device_result;
-  {
-    const scratch lease = acquire_scratch((first_blocks + second_blocks) * sizeof(Acc),
-                                          detail::with_explicit_stream(policy), "sum");
-    Acc* buffers[2] = {static_cast<Acc*>(lease.device()), static_cast<Acc*>(lease.device()) + first_blocks};
-    std::size_t blocks = first_blocks;
-    launch(stage, x, n, blocks == 1 ? result : buffers[0], static_cast<unsigned>(blocks), stream);
-    for (int pass = 1; blocks > 1; ++pass) {
-      const std::size_t partials = blocks;
-      blocks = next_blocks(partials);
-      launch(stage, static_cast<const Acc*>(buffers[(pass + 1) % 2]), partials,
-             blocks == 1 ? result : buffers[pass % 2], static_cast<unsigned>(blocks), stream);
-    }
+  const scratch lease = acquire_scratch((first_blocks + second_blocks) * sizeof(Acc),
+                                        detail::with_explicit_stream(policy), "sum");
+  Acc* buffers[2] = {static_cast<Acc*>(lease.device()), static_cast<Acc*>(lease.device()) + first_blocks};
+  std::size_t blocks = first_blocks;
+  launch(stage, x, n, blocks == 1 ? result : buffers[0], static_cast<unsigned>(blocks), stream);
+  for (int pass = 1; blocks > 1; ++pass) {
+    const std::size_t partials = blocks;
+    blocks = next_blocks(partials);
+    launch(stage, static_cast<const Acc*>(buffers[(pass + 1) % 2]), partials,
+           blocks == 1 ? result : buffers[pass % 2], static_cast<unsigned>(blocks), stream);
   }
-  if (!slot) return Acc{};
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "sum");
-  return *result;
 }
 
 }  // namespace prism::lesson

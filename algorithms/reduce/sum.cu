@@ -13,25 +13,18 @@ sum_type<T> sum(const execution_policy& policy, span<const T> x, span<sum_type<T
              functors::no_finalize{}, into, x);
 }
 
-// A stage of the lesson: the checks of a GPU implementation (its kernels run on device memory),
-// then the stage's passes.
+// A stage of the lesson is one more raw implementation: the dispatch's checks (its kernels run on
+// device memory) and delivery of the result, then the stage's passes as the raw callable.
 template <reduce_element T>
 sum_type<T> sum_by_stage(reduce_stage stage, const execution_policy& policy, span<const T> x,
                          span<sum_type<T>>* into) {
   using Acc = sum_type<T>;
   const execution_policy gpu = policy.with(impl::raw);
-  if (into != nullptr) {
-    require_size(1, into->size(), "sum", "the result");
-    prepare("sum", reduce_family, gpu, {array_ref::input(x, "the input"), array_ref::output_of(*into, "the result")},
-            x.size_bytes());
-  } else {
-    prepare("sum", reduce_family, gpu, {array_ref::input(x, "the input")}, x.size_bytes());
-    require_not_capturing(policy.stream(), "sum");
-  }
-  if (x.empty()) return sum<T>(gpu, x, into);
-  return translate_errors("sum", [&] {
-    return lesson::sum<Acc>(stage, policy, x.data(), x.size(), into ? into->data() : nullptr);
-  });
+  return dispatch({"sum", reduce_family, gpu, {array_ref::input(x, "the input")}, x.size()},
+                  result_to<Acc>{into, Acc(0)}, implementations{.raw = [&](Acc* at) -> std::optional<Acc> {
+                    lesson::sum<Acc>(stage, policy, x.data(), x.size(), at);
+                    return std::nullopt;
+                  }});
 }
 
 template float sum<float>(const execution_policy&, span<const float>, span<float>*);

@@ -20,19 +20,20 @@
 // its rank among the block's keys of that digit. In stages 1 and 2 a block of 256 keys ranks by
 // one block-wide scan of flags per digit value (2, then 16 scans) and each thread writes its own
 // key: the keys of a warp land in up to 16 places, so every store is its own memory transaction.
-// Stage 3 ranks 4096 keys per block in shared memory (onesweep.cuh's tile kernel) and writes them
-// out in digit order: consecutive threads write consecutive addresses within each digit's run. It
-// still needs the counting pass. Stage 4 folds the counting into the scatter (look-back over the
-// tiles' digit counts) and counts every pass's digits in one kernel at the start.
+// Stage 3 ranks 4096 keys per block in shared memory (the tile kernel of
+// <prism/primitives/onesweep.cuh>) and writes them out in digit order: consecutive threads write
+// consecutive addresses within each digit's run. It still needs the counting pass. Stage 4 folds
+// the counting into the scatter (look-back over the tiles' digit counts) and counts every pass's
+// digits in one kernel at the start.
 //
 // The stages count in 32 bits: every one refuses 2^32 keys or more, the last too (called as
 // impl::raw, that kernel sorts any size).
-#include "onesweep.cuh"
-
 #include <prism/dispatch.cuh>
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
+#include <prism/primitives/onesweep.cuh>
 #include <prism/scratch.hpp>
+#include <prism/sort.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -129,14 +130,15 @@ __global__ void __launch_bounds__(block_size)
 }
 
 // Stages 1 to 3 (Bits = 1, 4, 8): passes of count, scan, scatter. Passes alternate between the
-// output and a scratch buffer as in onesweep.cuh (an even number of passes: the last writes out).
+// output and a scratch buffer as in onesweep_sort (an even number of passes: the last writes out).
 template <unsigned Bits>
 void counted_radix_sort(const char* algorithm, const execution_policy& policy, const std::uint32_t* in,
                         std::uint32_t* out, std::size_t n) {
   constexpr unsigned passes = 32 / Bits, digits = 1u << Bits;
   static_assert(passes % 2 == 0);
   // Stage 3 ranks tiles of onesweep's size; 1 and 2 blocks of 256 keys.
-  constexpr unsigned per_block = Bits == 8 ? detail::radix::tile_items<std::uint32_t> : block_size;
+  using order = detail::radix::bits_order<std::uint32_t>;
+  constexpr unsigned per_block = Bits == 8 ? detail::radix::tile_items<std::uint32_t, std::uint32_t> : block_size;
   const std::size_t blocks = (n + per_block - 1) / per_block;
   const std::size_t keys_bytes = detail::round256(n * sizeof(std::uint32_t));
   const std::size_t counts_count = std::size_t{digits} * blocks;
@@ -161,16 +163,17 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
     detail::launch(algorithm, "segment_scan_kernel", segment_scan_kernel, static_cast<unsigned>(segments), block_size,
                    stream, counts, counts_count, static_cast<const unsigned*>(sums));
     if constexpr (Bits == 8) {
-      detail::radix::pass_args<std::uint32_t, std::uint32_t> a{};
+      detail::radix::pass_args<std::uint32_t, std::uint32_t, order> a{};
       a.keys_in = from;
       a.keys_out = to;
       a.begin = 0;
       a.count = n;
-      a.shift = shift;
-      a.kind = detail::radix::key_kind::unsigned_integer;
+      a.order = {detail::radix::key_kind::unsigned_integer, false};
+      a.pass = p;
       a.tile_offsets = counts;
       a.tiles = static_cast<unsigned>(blocks);
-      detail::launch(algorithm, "tile_pass_kernel", detail::radix::tile_pass_kernel<std::uint32_t, std::uint32_t, false, false>,
+      detail::launch(algorithm, "tile_pass_kernel",
+                     detail::radix::tile_pass_kernel<std::uint32_t, std::uint32_t, order, false, false>,
                      static_cast<unsigned>(blocks), block_size, stream, a);
     } else {
       detail::launch(algorithm, "split_scatter_kernel", split_scatter_kernel<Bits>, static_cast<unsigned>(blocks),

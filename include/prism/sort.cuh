@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// prism's comparison sort: any trivially copyable type, any comparator, in every implementation.
+// The sort family's generic layer: the radix sorts (<prism/radix_sort.cuh>: the standard key
+// types, and the caller's key types by a decomposer of their fields) and, here, the comparison
+// sort: any trivially copyable type, any comparator, in every implementation.
 //
 //   prism::sort(policy, x, out, comp)     out = x sorted by comp (out may be x)
 //   prism::sort(policy, keys, comp)       in place
+//   prism::sort(policy, keys, decomposer) a radix sort by the key's fields (<prism/radix_sort.cuh>)
 //
-// A merge sort, stable: elements that compare equal keep their input order. This is the generic
-// layer beside the compiled radix sorts of <prism/sort.hpp> (the standard key types in their
-// natural order, several times faster); CUDA translation units call it with their own types and
-// comparators.
+// A merge sort, stable: elements that compare equal keep their input order. A radix sort of the
+// same keys, where their order is their fields' (a decomposer says which), is several times
+// faster; CUDA translation units call either with their own types.
 //
 // Contract. comp(a, b) says a goes before b; it must be a strict weak ordering (a float `<` with
 // NaNs present is not). It must be __host__ __device__ for impl::cpu (a __device__-only lambda is
@@ -38,6 +40,7 @@
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/merge_path.cuh>
+#include <prism/radix_sort.cuh>
 #include <prism/scratch.hpp>
 #include <prism/sort.hpp>
 #include <prism/span.hpp>
@@ -208,32 +211,30 @@ void merge_sort_spans(const char* algorithm, const execution_policy& policy, spa
                  });
 }
 
-// A comparator: not an array, a sort_order or something that makes a policy.
-template <class F>
+// A comparator of T: not an array, a sort_order, something that makes a policy, or a decomposer
+// (which the radix sort takes).
+template <class F, class T>
 concept sort_comparator = !array_like<std::remove_reference_t<F>> &&
                           !std::is_same_v<std::remove_cvref_t<F>, sort_order> &&
-                          !std::is_convertible_v<F, execution_policy>;
+                          !std::is_convertible_v<F, execution_policy> && !radix_decomposer<std::remove_cvref_t<F>, T>;
 
 }  // namespace detail
 
 namespace ops {
 
-
 // out = x sorted by comp, stably. out may be x exactly (in place).
 template <class X, class O, class Comp>
-  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::sort_comparator<Comp>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && detail::sort_comparator<Comp, value_t<O>>
 void run(sort, const execution_policy& policy, X&& x, O&& out, Comp comp) {
   detail::merge_sort_spans<value_t<O>>("sort", policy, input_span(x), output_span(out), comp);
 }
 // keys sorted by comp in place, stably.
 template <class O, class Comp>
-  requires detail::writable_array<O> && detail::sort_comparator<Comp>
+  requires detail::writable_array<O> && detail::sort_comparator<Comp, value_t<O>>
 void run(sort, const execution_policy& policy, O&& keys, Comp comp) {
   const auto k = output_span(keys);
   detail::merge_sort_spans<value_t<O>>("sort", policy, span<const value_t<O>>(k), k, comp);
 }
 }  // namespace ops
-
-
 
 }  // namespace prism

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The histogram family's implementations side by side (the semantics: <prism/histogram.hpp>).
+// The histogram family's implementations side by side: the standard histograms of
+// <prism/histogram.hpp> (compiled into the library: algorithms/histogram/), and a histogram by
+// the caller's own binner, for samples of any type, from CUDA code:
 //
-// Every implementation asks one binner which bin a sample falls into, so all of them count by the
-// same rule, bit for bit:
-//   even_float_bins   equal bins of float or double samples: a fast guess in T, settled against
-//                     the edges (histogram_edge) where the guess is too close to one to trust
-//   even_integer_bins equal bins of uint8 or int32 samples: exact, in integers
-//   edge_bins         the caller's edges: a binary search
+//   struct by_cell {  // the cell a particle is in; one outside [0, counts.size()) is not counted
+//     __host__ __device__ int operator()(const particle& p) const { return p.cell; }
+//   };
+//   prism::histogram(policy, particles, counts, by_cell{});  // counts[k]: the particles in cell k
+//
+// The binner's semantics are those of the standard histograms: counts[k] is overwritten with the
+// number of samples whose bin is k; a bin outside [0, counts.size()) is not counted; at least one
+// bin and at most 2^31 - 2; the counts overlap nothing; uint32 counts wrap past 2^32 - 1 samples
+// in a bin. The binner is trivially copyable and __host__ __device__ (a __device__-only lambda is
+// refused on the cpu), and returns an integer; samples are trivially copyable.
+//
+// Every implementation asks one binner (<prism/histogram_bins.cuh>) which bin a sample falls
+// into, so all of them count by the same rule, bit for bit.
 // The implementations (figures: docs/benchmarks/histogram.md):
 //   cpu     the Thrust way, through Thrust's OpenMP system on host memory: each sample's bin as a
 //           key, the keys sorted, then each bin's count as the length of its run of keys (two
@@ -17,26 +26,28 @@
 //           keys and the sort's temporary storage share one lease of prism's scratch: 8 bytes
 //           per sample besides the samples, and the sort moves them about 8 times.
 //   cub     cub::DeviceHistogram. Integer samples (CUB's rule is exact for them) and the edges
-//           form go to HistogramEven / HistogramRange directly; float and double samples go to
-//           HistogramEven as bin numbers computed by the binner (CUB's own float rule rounds
-//           twice: see the header). CUB 3.0.1 counts tiles in int: past 2^30 samples the call
-//           is split, each part counted into scratch and added to the counts.
-//   raw     one kernel, one pass: 16-byte sample loads (4 per thread in flight), a private
-//           sub-histogram per warp in shared memory (8 per block: a skewed input's colliding
-//           atomics spread over 8 copies), each vector's bins guessed without a branch and
-//           settled only where a sample is near an edge (see even_float_bins), one warp-aggregated
-//           increment per sample (equal bins across the lanes of a warp combine in hardware, so
-//           all samples in one bin run as fast as uniform ones), the copies summed and added to
-//           the global counts at the end (one atomic per bin per block).
-//           uint8 samples look their bin up in a 256-entry table in shared memory. Bins that do
-//           not fit 46 KB of shared memory are counted with global atomics directly. The counts
-//           are zeroed first (cudaMemsetAsync on the stream).
-#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
-#define THRUST_FORCE_64_BIT_OFFSET_TYPE
-#endif
-
+//           form go to HistogramEven / HistogramRange directly; float and double samples, and the
+//           caller's binner, go to HistogramEven as bin numbers computed by the binner (levels 0,
+//           1, ..., bins; CUB's own float rule rounds twice: see <prism/histogram.hpp>). CUB 3.0.1
+//           counts tiles in int: past 2^30 samples the call is split, each part counted into
+//           scratch and added to the counts.
+//   raw     one kernel, one pass: 16-byte sample loads (4 per thread in flight; samples of other
+//           sizes one at a time), a private sub-histogram per warp in shared memory (8 per block:
+//           a skewed input's colliding atomics spread over 8 copies), each vector's bins guessed
+//           without a branch and settled only where a sample is near an edge (see
+//           even_float_bins), one warp-aggregated increment per sample (equal bins across the
+//           lanes of a warp combine in hardware, so all samples in one bin run as fast as uniform
+//           ones), the copies summed and added to the global counts at the end (one atomic per
+//           bin per block). uint8 samples look their bin up in a 256-entry table in shared
+//           memory. Bins that do not fit 46 KB of shared memory are counted with global atomics
+//           directly. The counts are zeroed first (cudaMemsetAsync on the stream).
+//
+// Thrust's sort (cpu and thrust) dispatches on 32- and 64-bit offsets unless
+// THRUST_FORCE_64_BIT_OFFSET_TYPE is defined before the first Thrust header, as the library's
+// instantiations do: 64-bit offsets work for every size and halve what is compiled.
 #include <prism/dispatch.cuh>
 #include <prism/histogram.hpp>
+#include <prism/histogram_bins.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/vector_access.cuh>
 #include <prism/scratch.hpp>
@@ -63,158 +74,9 @@
 #include <string>
 #include <vector>
 
-namespace prism::detail {
+namespace prism {
 
-// ---- the binners: sample -> bin, or -1 when it is not counted ---------------------------------
-
-// Equal bins of float or double samples. The rule (the header's): bin k holds edge(k) <= x <
-// edge(k + 1). The guess q = (x - lo) * scale in T is within `margin` bins of the exact position;
-// where its fraction is farther than that from both integers, floor(q) is the bin for certain
-// and no edge is computed (all but about 3 samples in 10^4 for 256 bins over [0, 1)). Otherwise
-// the edges settle it. guess() is that fast path alone, without a branch, so that a kernel can
-// guess a whole vector and settle only the rare vector with an uncertain sample.
-template <class T>
-struct even_float_bins {
-  T lo, hi;
-  T scale;         // bins / (hi - lo), rounded to T
-  T margin;        // how far the guess may be from the exact position, in bins (1: always settle)
-  T upper;         // 1 - margin
-  double dlo, width;
-  unsigned bins;
-
-  // Edge k, as histogram_edge computes it on the host (no fused multiply-add on either side).
-  __host__ __device__ T edge(unsigned k) const {
-    if (k == 0) return lo;
-    if (k >= bins) return hi;
-#ifdef __CUDA_ARCH__
-    const double e = __dadd_rn(dlo, __dmul_rn(static_cast<double>(k), width));
-#else
-    const double offset = static_cast<double>(k) * width;
-    const double e = dlo + offset;
-#endif
-    const T t = static_cast<T>(e);
-    return t < hi ? t : hi;
-  }
-
-  // floor(q), and whether it is the bin for certain (x in [lo, hi), the fraction clear of the
-  // margins). Uncertain covers everything else: outside, +-inf, NaN, close to an edge.
-  __host__ __device__ unsigned guess(T x, bool& certain) const {
-    const T q = (x - lo) * scale;
-    unsigned k;
-    T fraction;
-#ifdef __CUDA_ARCH__
-    if constexpr (std::is_same_v<T, float>) {
-      // floor(q) without the conversion unit (a quarter of the arithmetic rate): q + 2^23 rounded
-      // toward zero keeps q's integer part in its low mantissa bits, and the fraction is exact.
-      // For q >= 2^23 the bits are wrong, but q is then an integer and the fraction 0 or 1:
-      // uncertain. So are negative q (x < lo).
-      constexpr float shift = 8388608.0f;
-      const float t = __fadd_rz(q, shift);
-      k = __float_as_uint(t) & 0x7FFFFFu;
-      fraction = q - (t - shift);
-    } else
-#endif
-    {
-      k = q >= T(0) && q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins;
-      fraction = q - static_cast<T>(k);
-    }
-    // q >= 0 stands for x >= lo (x < lo gives q < 0, or -0 with fraction 0). x >= hi needs no
-    // test of its own: its exact position is at least `bins`, so q is at least bins - margin,
-    // which puts k past the bins or the fraction past `upper`. NaN fails every comparison.
-    certain = q >= T(0) && k < bins && fraction > margin && fraction < upper;
-    return k;
-  }
-
-  __host__ __device__ int settle(T x, unsigned k) const {
-    if (k > bins - 1) k = bins - 1;
-    while (k > 0 && x < edge(k)) --k;
-    while (k + 1 < bins && !(x < edge(k + 1))) ++k;
-    return static_cast<int>(k);
-  }
-
-  __host__ __device__ int operator()(T x) const {
-    if (!(x >= lo && x < hi)) return -1;  // outside, +-inf, NaN
-    bool certain;
-    const unsigned k = guess(x, certain);
-    if (certain) return static_cast<int>(k);
-    const T q = (x - lo) * scale;  // >= 0 here; the walk starts from its floor
-    return settle(x, q < static_cast<T>(bins) ? static_cast<unsigned>(q) : bins - 1);
-  }
-};
-
-template <class T>
-even_float_bins<T> make_even_bins(T lo, T hi, std::size_t bins) {
-  even_float_bins<T> b{};
-  b.lo = lo;
-  b.hi = hi;
-  b.bins = static_cast<unsigned>(bins);
-  b.dlo = static_cast<double>(lo);
-  b.width = (static_cast<double>(hi) - static_cast<double>(lo)) / static_cast<double>(bins);
-  const double range = static_cast<double>(hi) - static_cast<double>(lo);
-  const double n = static_cast<double>(bins);
-  b.scale = static_cast<T>(n / range);
-  // Bounds, in bins: the guess rounds 3 times in T (x - lo, the scale, the product) and the
-  // scale once in double; an edge rounds 3 times in double, then to T at its own magnitude (at
-  // most max(|lo|, |hi|)). Twice their sum, with room to spare.
-  const double ut = std::numeric_limits<T>::epsilon() / 2, ud = std::numeric_limits<double>::epsilon() / 2;
-  const double largest = std::max(std::abs(static_cast<double>(lo)), std::abs(static_cast<double>(hi)));
-  const double guess = n * (4 * ut + 4 * ud) + 2 * n * static_cast<double>(std::numeric_limits<T>::denorm_min()) / range;
-  const double edges = n * (4 * ud + (ud + ut) * largest / range);
-  const double margin = 2 * (guess + edges);
-  b.margin = margin < 0.25 ? static_cast<T>(margin) : T(1);
-  b.upper = T(1) - b.margin;
-  return b;
-}
-
-// Equal bins of integer samples: bin k holds k * range <= (x - lo) * bins < (k + 1) * range,
-// exactly (both sides below 2^63: x - lo < 2^32 and bins < 2^31). A guess in double, settled by
-// those two products: no 64-bit division per sample.
-template <class T>
-struct even_integer_bins {
-  std::int64_t lo, hi;
-  std::uint64_t range;
-  double scale;
-  unsigned bins;
-
-  __host__ __device__ int operator()(T x) const {
-    const auto v = static_cast<std::int64_t>(x);
-    if (v < lo || v >= hi) return -1;
-    const std::uint64_t scaled = static_cast<std::uint64_t>(v - lo) * bins;
-    const double q = static_cast<double>(v - lo) * scale;
-    unsigned k = q < static_cast<double>(bins) ? static_cast<unsigned>(q) : bins - 1;
-    while (k > 0 && std::uint64_t{k} * range > scaled) --k;
-    while (k + 1 < bins && std::uint64_t{k + 1} * range <= scaled) ++k;
-    return static_cast<int>(k);
-  }
-};
-
-template <class T>
-even_integer_bins<T> make_even_integer_bins(std::int64_t lo, std::int64_t hi, std::size_t bins) {
-  const auto range = static_cast<std::uint64_t>(hi - lo);
-  return {lo, hi, range, static_cast<double>(bins) / static_cast<double>(range), static_cast<unsigned>(bins)};
-}
-
-// The caller's edges: the last k with edges[k] <= x (a binary search over bins + 1 edges). Edges
-// out of order give some bin in [0, bins), never an index outside.
-template <class T, class L>
-struct edge_bins {
-  const L* edges;
-  unsigned bins;
-  __host__ __device__ int operator()(T x) const {
-    const L v = static_cast<L>(x);
-    if (!(v >= edges[0] && v < edges[bins])) return -1;
-    unsigned low = 0, high = bins;  // edges[low] <= v < edges[high]
-    while (high - low > 1) {
-      const unsigned mid = low + (high - low) / 2;
-      if (edges[mid] <= v) {
-        low = mid;
-      } else {
-        high = mid;
-      }
-    }
-    return static_cast<int>(low);
-  }
-};
+namespace detail {
 
 // ---- checks -------------------------------------------------------------------------------------
 
@@ -252,7 +114,7 @@ template <class Binner, class T>
 struct bin_key {
   Binner binner;
   unsigned bins;
-  __host__ __device__ unsigned operator()(T x) const {
+  __host__ __device__ unsigned operator()(const T& x) const {
     const int b = binner(x);
     return b < 0 ? bins : static_cast<unsigned>(b);
   }
@@ -297,30 +159,34 @@ struct lease_allocator {
   void deallocate(char*, std::size_t) noexcept {}
 };
 
+// cpu: in parts of at most 2^24 samples, each part's runs added to the counts, so that the keys
+// and the sort's storage stay at about 2^27 bytes of host memory however many samples there are
+// (uint32 counts wrap the same way added up as counted at once).
 template <class T, class C, class Binner>
-void sorted_runs(const execution_policy& policy, impl which, const T* x, std::size_t n, C* counts, std::size_t bins,
-                 Binner binner) {
+void sorted_runs_on_host(const T* x, std::size_t n, C* counts, std::size_t bins, Binner binner) {
   const bin_key<Binner, T> key{binner, static_cast<unsigned>(bins)};
   const thrust::counting_iterator<unsigned> first_bin(0);
-  if (which == impl::cpu) {
-    // In parts of at most 2^24 samples, each part's runs added to the counts: the keys and the
-    // sort's storage stay at about 2^27 bytes of host memory however many samples there are
-    // (uint32 counts wrap the same way added up as counted at once).
-    constexpr std::size_t part = std::size_t{1} << 24;
-    std::vector<unsigned> keys(std::min(n, part));
-    std::vector<C> part_counts(n > part ? bins : 0);
-    for (std::size_t start = 0; start < n; start += part) {
-      const std::size_t m = std::min(part, n - start);
-      thrust::transform(thrust::omp::par, x + start, x + start + m, keys.data(), key);
-      thrust::sort(thrust::omp::par, keys.begin(), keys.begin() + m);
-      C* into = start == 0 ? counts : part_counts.data();
-      thrust::transform(thrust::omp::par, first_bin, first_bin + bins, into, run_length<C>{keys.data(), m});
-      if (start > 0) {
-        thrust::transform(thrust::omp::par, counts, counts + bins, part_counts.data(), counts, cuda::std::plus<C>());
-      }
+  constexpr std::size_t part = std::size_t{1} << 24;
+  std::vector<unsigned> keys(std::min(n, part));
+  std::vector<C> part_counts(n > part ? bins : 0);
+  for (std::size_t start = 0; start < n; start += part) {
+    const std::size_t m = std::min(part, n - start);
+    thrust::transform(thrust::omp::par, x + start, x + start + m, keys.data(), key);
+    thrust::sort(thrust::omp::par, keys.begin(), keys.begin() + m);
+    C* into = start == 0 ? counts : part_counts.data();
+    thrust::transform(thrust::omp::par, first_bin, first_bin + bins, into, run_length<C>{keys.data(), m});
+    if (start > 0) {
+      thrust::transform(thrust::omp::par, counts, counts + bins, part_counts.data(), counts, cuda::std::plus<C>());
     }
-    return;
   }
+}
+
+// thrust: the keys and the sort's storage in one lease of scratch.
+template <class T, class C, class Binner>
+void sorted_runs_on_gpu(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins,
+                        Binner binner) {
+  const bin_key<Binner, T> key{binner, static_cast<unsigned>(bins)};
+  const thrust::counting_iterator<unsigned> first_bin(0);
   const cudaStream_t stream = policy.stream();
   std::size_t sort_bytes = 0;
   try {
@@ -413,17 +279,36 @@ __device__ int quick_bin(const even_float_bins<T>& binner, const int*, T x, bool
   return static_cast<int>(binner.guess(x, certain));
 }
 
+// Samples per vector: a 16-byte access of samples of 1, 2, 4 or 8 bytes; any other sample (a
+// caller's type) one at a time.
+template <class T>
+inline constexpr int histogram_width = sizeof(T) < 16 && 16 % sizeof(T) == 0 ? static_cast<int>(16 / sizeof(T)) : 1;
+
+// V samples at p: one 16-byte load, or V single ones.
+template <int V, class T>
+__device__ void load_samples(const T* p, T (&out)[V]) {
+  if constexpr (V > 1) {
+    const vector_of<T, V> v = load_vector<V>(p);
+#pragma unroll
+    for (int k = 0; k < V; ++k) out[k] = v.element[k];
+  } else {
+    out[0] = *p;
+  }
+}
+
 // `copies` sub-histograms of `bins` counters in dynamic shared memory, warp w adding into copy
 // w % copies; copies == 0: the global counts directly. Elements [0, head) are read one at a time
-// (before the first 16-byte boundary), then whole vectors, then the tail of fewer than V.
+// (before the first 16-byte boundary; all of them where there is none), then whole vectors, then
+// the tail of fewer than V.
 template <class T, class Binner, class C>
 __global__ void __launch_bounds__(block_size)
     sub_histogram_kernel(const T* x, std::size_t n, std::size_t head, Binner binner, unsigned bins, unsigned copies,
                          C* counts) {
-  constexpr int V = 16 / sizeof(T), U = histogram_unroll;
+  constexpr int V = histogram_width<T>, U = histogram_unroll;
+  constexpr bool bytes = std::is_same_v<T, std::uint8_t>;
   extern __shared__ unsigned sub[];
-  __shared__ int table[sizeof(T) == 1 ? 256 : 1];  // uint8: every byte's bin, computed once
-  if constexpr (sizeof(T) == 1) {
+  __shared__ int table[bytes ? 256 : 1];  // uint8: every byte's bin, computed once
+  if constexpr (bytes) {
     for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) table[i] = binner(static_cast<T>(i));
   }
   for (unsigned i = threadIdx.x; i < copies * bins; i += blockDim.x) sub[i] = 0;
@@ -443,18 +328,18 @@ __global__ void __launch_bounds__(block_size)
   // makes atomicAdd(p, 1) a warp-aggregated increment (ATOMS.POPC.INC: the lanes on one address
   // add their number in one step), so a skewed input costs no more than a uniform one, where
   // adding a vector's 4 at once to one address (ATOMS.ADD) serializes the lanes.
-  const auto count_vector = [&](const vector_of<T, V>& v) {
+  const auto count_vector = [&](const T (&v)[V]) {
     int b[V];
     bool certain = true;
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       bool c;
-      b[k] = quick_bin(binner, table, v.element[k], c);
+      b[k] = quick_bin(binner, table, v[k], c);
       certain &= c;
     }
     if (!certain) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) b[k] = binner(v.element[k]);
+      for (int k = 0; k < V; ++k) b[k] = binner(v[k]);
     }
     bool counted = true;  // no sample outside the bins (the usual case: no test per atomic)
 #pragma unroll
@@ -478,9 +363,9 @@ __global__ void __launch_bounds__(block_size)
   std::size_t base = (std::size_t{blockIdx.x} * (blockDim.x / 32) + warp) * 32 * U;
   for (; base + 32 * U <= vectors; base += warps * 32 * U) {
     const T* p = body + (base + lane) * V;
-    vector_of<T, V> v[U];
+    T v[U][V];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = load_vector<V>(p + u * 32 * V);
+    for (int u = 0; u < U; ++u) load_samples<V>(p + u * 32 * V, v[u]);
 #pragma unroll
     for (int u = 0; u < U; ++u) count_vector(v[u]);
   }
@@ -488,18 +373,19 @@ __global__ void __launch_bounds__(block_size)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::size_t i = base + u * 32 + lane;
-      if (i < vectors) count_vector(load_vector<V>(body + i * V));
+      if (i < vectors) {
+        T v[V];
+        load_samples<V>(body + i * V, v);
+        count_vector(v);
+      }
     }
   }
-  // The head and the tail: fewer than 2V elements, one per thread of the grid.
-  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  // The head and the tail, one sample per thread of the grid at a time: fewer than 2V samples,
+  // unless no vector is aligned (then the head is every sample).
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   const std::size_t tail = head + vectors * V;
-  if (t < head) {
-    const int b = binner(x[t]);
-    if (b >= 0) add(b, 1);
-  }
-  if (t < n - tail) {
-    const int b = binner(x[tail + t]);
+  for (std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; t < head + (n - tail); t += stride) {
+    const int b = binner(x[t < head ? t : tail + (t - head)]);
     if (b >= 0) add(b, 1);
   }
   if (copies == 0) return;
@@ -526,18 +412,25 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
   const cudaStream_t stream = policy.stream();
   check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
   if (n == 0) return;
-  constexpr int V = 16 / sizeof(T);
+  constexpr int V = histogram_width<T>;
   const unsigned copies = sub_histogram_copies(bins);
   const std::size_t shared = std::size_t{copies} * bins * sizeof(unsigned);
   const auto kernel = sub_histogram_kernel<T, Binner, C>;
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
-  const std::size_t head = std::min<std::size_t>(vector_aligned_head<V>(n, x), n);
+  // A caller's type of 8 bytes or less, aligned to less than its size, may start no vector: then
+  // every sample is read alone.
+  std::size_t head = 0;
+  if constexpr (V > 1) {
+    head = std::min<std::size_t>(vector_aligned_head<V>(n, x), n);
+    if (head == V) head = n;
+  }
   const std::size_t vectors = (n - head) / V;
   const std::size_t per_block = std::size_t{block_size} * histogram_unroll;  // vectors per block per step
+  const std::size_t units = vectors > 0 ? vectors : n;
   std::size_t grid = std::min<std::size_t>(std::size_t(std::max(per_sm, 1)) * multiprocessor_count(),
-                                           (vectors + per_block - 1) / per_block);
+                                           (units + per_block - 1) / per_block);
   // A block's shared counters are 32-bit: at most 2^31 samples per block.
   grid = std::max({grid, std::size_t{1}, (n >> 31) + 1});
   launch_shared(algorithm, "sub_histogram_kernel", kernel, static_cast<unsigned>(grid), block_size, shared, stream, x, n,
@@ -548,8 +441,9 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
 
 // The implementations side by side, with `binner`; `cub` is the CUB call for the cub one, and
 // `check_host` checks what only host memory lets the cpu check before it writes (edges' order).
-// A histogram runs over its bins: with no samples every count is written 0.
-template <class T, class C, class Binner, class CubCall, class CheckHost = nothing_after>
+// A histogram runs over its bins: with no samples every count is written 0. F... are the caller's
+// functors (a __device__-only one refuses cpu).
+template <class... F, class T, class C, class Binner, class CubCall, class CheckHost = nothing_after>
 void run_histogram(const execution_policy& policy, span<const T> samples, span<C> counts, Binner binner,
                    CubCall cub, const array_ref* edges = nullptr, CheckHost check_host = {}) {
   const char* algorithm = "histogram";
@@ -569,16 +463,16 @@ void run_histogram(const execution_policy& policy, span<const T> samples, span<C
           [&](const auto&) {
             check_host(nullptr);
             if (n == 0) return std::fill(out, out + bins, C(0));
-            sorted_runs(policy, impl::cpu, x, n, out, bins, binner);
+            sorted_runs_on_host(x, n, out, bins, binner);
           },
-      .thrust = [&](const auto&) { n == 0 ? zero() : sorted_runs(policy, impl::thrust, x, n, out, bins, binner); },
+      .thrust = [&](const auto&) { n == 0 ? zero() : sorted_runs_on_gpu(policy, x, n, out, bins, binner); },
       .raw = [&] { raw_histogram(policy, x, n, out, bins, binner); },
       .cub = [&] { n == 0 ? zero() : cub_histogram(policy, x, n, out, bins, cub); },
   };
   if (edges != nullptr) {
-    dispatch({algorithm, offered, policy, {s, *edges, c}, bins, samples.size_bytes()}, histogram);
+    dispatch<F...>({algorithm, offered, policy, {s, *edges, c}, bins, samples.size_bytes()}, histogram);
   } else {
-    dispatch({algorithm, offered, policy, {s, c}, bins, samples.size_bytes()}, histogram);
+    dispatch<F...>({algorithm, offered, policy, {s, c}, bins, samples.size_bytes()}, histogram);
   }
 }
 
@@ -646,4 +540,61 @@ void histogram_range(const execution_policy& policy, span<const T> samples, span
       });
 }
 
-}  // namespace prism::detail
+// The standard samples are compiled into the library (algorithms/histogram/*.cu): a translation
+// unit that includes this header links to those rather than compiling them again.
+extern template void histogram_even<std::uint8_t, std::uint32_t>(const execution_policy&, span<const std::uint8_t>, span<std::uint32_t>, histogram_level_t<std::uint8_t>, histogram_level_t<std::uint8_t>);
+extern template void histogram_range<std::uint8_t, std::uint32_t>(const execution_policy&, span<const std::uint8_t>, span<const histogram_level_t<std::uint8_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::uint8_t, std::uint64_t>(const execution_policy&, span<const std::uint8_t>, span<std::uint64_t>, histogram_level_t<std::uint8_t>, histogram_level_t<std::uint8_t>);
+extern template void histogram_range<std::uint8_t, std::uint64_t>(const execution_policy&, span<const std::uint8_t>, span<const histogram_level_t<std::uint8_t>>, span<std::uint64_t>);
+extern template void histogram_even<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<std::uint32_t>, histogram_level_t<std::int32_t>, histogram_level_t<std::int32_t>);
+extern template void histogram_range<std::int32_t, std::uint32_t>(const execution_policy&, span<const std::int32_t>, span<const histogram_level_t<std::int32_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<std::uint64_t>, histogram_level_t<std::int32_t>, histogram_level_t<std::int32_t>);
+extern template void histogram_range<std::int32_t, std::uint64_t>(const execution_policy&, span<const std::int32_t>, span<const histogram_level_t<std::int32_t>>, span<std::uint64_t>);
+extern template void histogram_even<float, std::uint32_t>(const execution_policy&, span<const float>, span<std::uint32_t>, histogram_level_t<float>, histogram_level_t<float>);
+extern template void histogram_range<float, std::uint32_t>(const execution_policy&, span<const float>, span<const histogram_level_t<float>>, span<std::uint32_t>);
+extern template void histogram_even<float, std::uint64_t>(const execution_policy&, span<const float>, span<std::uint64_t>, histogram_level_t<float>, histogram_level_t<float>);
+extern template void histogram_range<float, std::uint64_t>(const execution_policy&, span<const float>, span<const histogram_level_t<float>>, span<std::uint64_t>);
+extern template void histogram_even<double, std::uint32_t>(const execution_policy&, span<const double>, span<std::uint32_t>, histogram_level_t<double>, histogram_level_t<double>);
+extern template void histogram_range<double, std::uint32_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint32_t>);
+extern template void histogram_even<double, std::uint64_t>(const execution_policy&, span<const double>, span<std::uint64_t>, histogram_level_t<double>, histogram_level_t<double>);
+extern template void histogram_range<double, std::uint64_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint64_t>);
+
+// The caller's binner: counts.size() bins. CUB counts the bin numbers with levels 0, 1, ..., bins
+// (bin b is b; -1 is below level 0, not counted), as for float samples.
+template <class T, class C, class Binner>
+void histogram_binned(const execution_policy& policy, span<const T> samples, span<C> counts, Binner bin) {
+  static_assert(std::is_trivially_copyable_v<T>, "prism::histogram reads samples as bytes: T must be trivially copyable");
+  const std::size_t bins = counts.size();
+  check_bins(bins);
+  const cudaStream_t stream = policy.stream();
+  using CC = cub_counter<C>;
+  const caller_bins<T, Binner> binner{bin, static_cast<unsigned>(bins)};
+  run_histogram<Binner>(policy, samples, counts, binner, [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
+    const thrust::transform_iterator<caller_bins<T, Binner>, const T*, int, int> bins_of(x, binner);
+    return cub::DeviceHistogram::HistogramEven(temp, bytes, bins_of, reinterpret_cast<CC*>(out),
+                                               static_cast<int>(bins + 1), 0, static_cast<int>(bins), m, stream);
+  });
+}
+
+// A binner: not an array, nor a level (lo, hi), nor a policy.
+template <class B>
+concept histogram_binner = !array_like<std::remove_reference_t<B>> && !std::is_arithmetic_v<std::remove_cvref_t<B>> &&
+                           !std::is_convertible_v<B, execution_policy>;
+
+}  // namespace detail
+
+namespace ops {
+
+
+// counts[k] = the number of samples s with bin(s) == k, for k in [0, counts.size()); a sample whose
+// bin is outside (negative, or counts.size() or more) is not counted.
+template <class X, class N, class Binner>
+  requires array_like<std::remove_reference_t<X>> && histogram_counts<N> && detail::histogram_binner<Binner>
+void run(histogram, const execution_policy& policy, X&& samples, N&& counts, Binner bin) {
+  detail::histogram_binned<value_t<X>, value_t<N>>(policy, input_span(samples), output_span(counts), bin);
+}
+}  // namespace ops
+
+
+
+}  // namespace prism

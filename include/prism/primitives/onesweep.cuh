@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// impl::raw of the sort family: a one-sweep LSD radix sort (Adinets and Merrill, "Onesweep: A
+// impl::raw of the radix sort: a one-sweep LSD radix sort (Adinets and Merrill, "Onesweep: A
 // Faster Least Significant Digit Radix Sort for GPUs", 2022), and the tile ranking that stage 3 of
-// the lesson (lesson.cuh) shares with it.
+// the sort lesson (algorithms/sort/lesson.cuh) shares with it.
 //
 // An LSD radix sort sorts by one digit at a time, the least significant first; each pass is a
 // stable partition by the digit, so after the last pass the keys are in order. With 8-bit digits a
@@ -18,7 +18,8 @@
 // ranked its keys, and then walks back over its predecessors' published counts (one thread per
 // digit) until it meets an inclusive prefix. 2n per pass.
 //
-// A tile is 256 threads x 16 keys (4-byte keys; 8 for 8-byte keys). Ranking within the tile is
+// A tile is 256 threads x 16 keys (4-byte keys; 8 for 8-byte keys; fewer for keys or values
+// wider than 8 bytes, so that a tile of them fits 32 KB of shared memory). Ranking within the tile is
 // done warp by warp: for each of its keys, a warp finds the lanes holding the same digit (eight
 // ballots, one per digit bit: faster overall, in docs/benchmarks/sort.md's row sort/uint32/raw,
 // than __match_any_sync, which waits in line with shared memory), the lowest of them adds the
@@ -35,16 +36,17 @@
 // portion and pass; where each digit of each portion starts is computed in 64 bits by the
 // base kernel, so arrays past 2^32 elements sort (one portion for arrays up to 2^30 - 4096).
 //
-// Float, signed and descending keys are sorted by `ordered` bits: a bijection to unsigned integers
-// whose order is the keys' order (CUB's "twiddling"): a signed integer flips its sign bit; a float
-// flips its sign bit if positive and every bit if negative; -0.0 becomes +0.0 first, so the two
-// are one key; descending complements the result. Keys are moved as they are; only digits use it.
+// Which digit a key has in a pass is the `Order`'s (<prism/primitives/radix_order.cuh>): the
+// standard keys' ordered bits, or a caller's key's fields' ordered bits side by side. Keys are
+// moved as they are; only digits use the order. An even number of passes ends in the output by
+// itself (below); an odd one (a 5-byte key, say) makes the first pass write the output, and an
+// in-place sort then copies its input aside first.
 #include <prism/dispatch.cuh>
 #include <prism/error.hpp>
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
+#include <prism/primitives/radix_order.cuh>
 #include <prism/scratch.hpp>
-#include <prism/sort.hpp>
 
 #include <cuda/atomic>
 
@@ -57,63 +59,29 @@
 
 namespace prism::detail::radix {
 
-enum class key_kind : unsigned { unsigned_integer, signed_integer, floating };
-
-template <class K>
-constexpr key_kind kind_of() {
-  if constexpr (std::is_floating_point_v<K>) {
-    return key_kind::floating;
-  } else if constexpr (std::is_signed_v<K>) {
-    return key_kind::signed_integer;
-  } else {
-    return key_kind::unsigned_integer;
-  }
-}
-
-// The unsigned integer whose order is the key's order (see above).
-template <class B>
-__host__ __device__ inline B ordered(B bits, key_kind kind, bool descending) {
-  constexpr B high = B(1) << (8 * sizeof(B) - 1);
-  if (kind == key_kind::signed_integer) {
-    bits ^= high;
-  } else if (kind == key_kind::floating) {
-    if (bits == high) bits = 0;  // -0.0 is +0.0
-    bits = (bits & high) ? B(~bits) : B(bits ^ high);
-  }
-  return descending ? B(~bits) : bits;
-}
-
-// a before b in the sort's order: the comparator of the cpu implementation.
-template <class B>
-struct ordered_less {
-  key_kind kind;
-  bool descending;
-  __host__ __device__ bool operator()(B a, B b) const { return ordered(a, kind, descending) < ordered(b, kind, descending); }
-};
-
-// Indices compared by their keys: Thrust's argsort.
-template <class B, class I>
-struct index_order {
-  const B* keys;
-  key_kind kind;
-  bool descending;
-  __host__ __device__ bool operator()(I a, I b) const {
-    return ordered(keys[a], kind, descending) < ordered(keys[b], kind, descending);
-  }
-};
-
-inline constexpr unsigned digit_bits = 8;
-inline constexpr unsigned radix = 1u << digit_bits;  // digits per pass
-inline constexpr unsigned threads = 256;             // per block: one thread per digit where needed
+inline constexpr unsigned threads = 256;  // per block: one thread per digit where needed
 static_assert(threads == radix && threads == block_size);
 
 // Keys per thread: 16 of 4 bytes (a tile of 4096), 8 of 8 bytes. More keys per thread amortize the
 // look-back and the per-tile work over more bytes; 16 is where CUB's onesweep tuning for 4-byte
-// keys sits too.
-template <class B>
-inline constexpr unsigned items_per_thread = sizeof(B) == 4 ? 16 : 8;
-template <class B>
-inline constexpr unsigned tile_items = threads * items_per_thread<B>;
+// keys sits too. Wider keys or values take fewer, a power of two, so that a tile of the wider of
+// the two fits the 32 KB exchange buffer (beside the kernel's 11 KB of counters, under the 48 KB
+// of static shared memory): 8 of 16 bytes, 4 of 32, 1 of up to 128; wider ones are not sorted.
+inline constexpr std::size_t exchange_bytes = 32 * 1024;
+template <class Key, class V>
+constexpr unsigned items_per_thread_of() {
+  const std::size_t widest = sizeof(Key) > sizeof(V) ? sizeof(Key) : sizeof(V);
+  unsigned items = sizeof(Key) <= 4 ? 16 : 8;
+  while (items > 0 && std::size_t{threads} * items * widest > exchange_bytes) items /= 2;
+  return items;
+}
+template <class Key, class V>
+inline constexpr unsigned items_per_thread = items_per_thread_of<Key, V>();
+template <class Key, class V>
+inline constexpr unsigned tile_items = threads * items_per_thread<Key, V>;
+// Whether the kernels take keys and values of these sizes.
+template <class Key, class V>
+inline constexpr bool onesweep_sorts = items_per_thread<Key, V> > 0;
 
 // Look-back words: the status in the top 2 bits, a count below 2^30.
 inline constexpr unsigned status_aggregate = 1u << 30;
@@ -121,17 +89,16 @@ inline constexpr unsigned status_prefix = 2u << 30;
 inline constexpr unsigned count_mask = (1u << 30) - 1;
 
 // Everything one launch of the tile kernel needs: one pass over the portion [begin, begin + count).
-template <class B, class V>
+template <class Key, class V, class Order>
 struct pass_args {
-  const B* keys_in;
-  B* keys_out;
+  const Key* keys_in;
+  Key* keys_out;
   const V* values_in;  // null: no values, unless `indices`
   V* values_out;       // null: keys only
   bool indices;        // the values are the elements' positions (argsort's first pass)
   std::size_t begin, count;
-  unsigned shift;      // the digit: bits [shift, shift + 8) of the ordered key
-  key_kind kind;
-  bool descending;
+  Order order;
+  unsigned pass;       // the digit: bits [8 pass, 8 pass + 8) of the ordered key
   // Onesweep: where each digit of this portion starts in the output (256 values), the look-back
   // words (tiles x 256, zeroed), and the ticket counter (zero, left zero).
   const unsigned long long* digit_base;
@@ -141,9 +108,7 @@ struct pass_args {
   const unsigned* tile_offsets;
   unsigned tiles;
 
-  __device__ unsigned digit(B key) const {
-    return static_cast<unsigned>(ordered(key, kind, descending) >> shift) & (radix - 1);
-  }
+  __device__ unsigned digit(const Key& key) const { return order.digit(key, pass); }
 };
 
 // The inclusive-prefix walk of one digit (one thread per digit): publishes the tile's count, adds
@@ -208,10 +173,10 @@ struct shared_buffer {
 // At least 4 blocks per SM (64 registers a thread): while one block waits in its look-back, the
 // others load and rank. Values: whether values travel with the keys (a.values_out set); a
 // keys-only sort compiles without their bookkeeping, which would take registers from the ranking.
-template <class B, class V, bool LookBack, bool Values>
-__global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a) {
-  constexpr unsigned K = items_per_thread<B>, T = tile_items<B>, warps = threads / 32;
-  using X = std::conditional_t<(sizeof(V) > sizeof(B)), V, B>;
+template <class Key, class V, class Order, bool LookBack, bool Values>
+__global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V, Order> a) {
+  constexpr unsigned K = items_per_thread<Key, V>, T = tile_items<Key, V>, warps = threads / 32;
+  using X = std::conditional_t<(sizeof(V) > sizeof(Key)), V, Key>;
   __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the warp's start
   __shared__ unsigned digit_local[radix];         // where each digit's run starts in the tile
   __shared__ unsigned long long digit_global[radix];  // output position of the tile's position 0, per digit
@@ -235,11 +200,11 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
 
   // Keys, warp-striped. Digits are recomputed from the keys where needed rather than kept: with 16
   // keys per thread, registers decide how many blocks share an SM.
-  B key[K];
+  Key key[K];
   unsigned position[K];
   const auto valid = [&](unsigned i) { return warp_begin + i * 32 + lane < end; };
 #pragma unroll
-  for (unsigned i = 0; i < K; ++i) key[i] = valid(i) ? a.keys_in[warp_begin + i * 32 + lane] : B(0);
+  for (unsigned i = 0; i < K; ++i) key[i] = valid(i) ? a.keys_in[warp_begin + i * 32 + lane] : Key{};
   // A missing key (past the end) gets a digit of its own lane, outside 0..255: a group of one.
   const auto digit_of = [&](unsigned i) { return valid(i) ? a.digit(key[i]) : radix + lane; };
 
@@ -285,7 +250,7 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
 
   // Keys into shared memory in digit order, then out in that order. The digit of each key written
   // is kept, a byte each, for the values.
-  B* keys_shared = exchange.template as<B>();
+  Key* keys_shared = exchange.template as<Key>();
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     if (valid(i)) {
@@ -296,12 +261,12 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
   }
   __syncthreads();
   const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
-  unsigned out_digits[Values ? K / 4 : 1] = {};
+  unsigned out_digits[Values ? (K + 3) / 4 : 1] = {};
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     const unsigned j = i * threads + threadIdx.x;
     if (j < in_tile) {
-      const B k = keys_shared[j];
+      const Key k = keys_shared[j];
       const unsigned digit = a.digit(k);
       if constexpr (Values) out_digits[i / 4] |= digit << (8 * (i % 4));
       a.keys_out[digit_global[digit] + j] = k;
@@ -316,7 +281,11 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
   for (unsigned i = 0; i < K; ++i) {
     if (valid(i)) {
       const std::size_t e = warp_begin + i * 32 + lane;
-      values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+      if constexpr (std::is_integral_v<V>) {
+        values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+      } else {  // a caller's value type: never positions
+        values_shared[position[i]] = a.values_in[e];
+      }
     }
   }
   __syncthreads();
@@ -327,38 +296,40 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<B, V> a
   }
 }
 
-// Counts every pass's digits of the portion [begin, begin + count) into counts[pass][digit]
-// (zeroed). Four copies of the counters per block, by warp, so that warps with equal digits (few
-// distinct keys) collide less in shared memory.
-template <class B>
+// Counts the digits of passes [first_pass, first_pass + group) of the portion [begin, begin +
+// count) into counts[pass][digit] (zeroed). Four copies of the counters per block, by warp, so
+// that warps with equal digits (few distinct keys) collide less in shared memory. Up to Group = 8
+// passes per launch (32 KB of counters): a key of more bytes is read once per 8 of them.
+template <class Key, class Order, unsigned Group>
 __global__ void __launch_bounds__(threads)
-    digit_histogram_kernel(const B* keys, std::size_t begin, std::size_t count, key_kind kind, bool descending,
-                           unsigned* counts) {
-  constexpr unsigned passes = sizeof(B), copies = 4;
-  __shared__ unsigned histogram[copies][passes][radix];
-  for (unsigned i = threadIdx.x; i < copies * passes * radix; i += threads) (&histogram[0][0][0])[i] = 0;
+    digit_histogram_kernel(const Key* keys, std::size_t begin, std::size_t count, Order order, unsigned first_pass,
+                           unsigned group, unsigned* counts) {
+  constexpr unsigned copies = 4;
+  __shared__ unsigned histogram[copies][Group][radix];
+  for (unsigned i = threadIdx.x; i < copies * Group * radix; i += threads) (&histogram[0][0][0])[i] = 0;
   __syncthreads();
   auto& mine = histogram[(threadIdx.x / 32) % copies];
   const std::size_t end = begin + count;
   for (std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x; e < end;
        e += std::size_t{gridDim.x} * threads) {
-    const B o = ordered(keys[e], kind, descending);
+    const Key key = keys[e];
 #pragma unroll
-    for (unsigned p = 0; p < passes; ++p) atomicAdd(&mine[p][static_cast<unsigned>(o >> (p * digit_bits)) & (radix - 1)], 1u);
+    for (unsigned g = 0; g < Group; ++g)
+      if (g < group) atomicAdd(&mine[g][order.digit(key, first_pass + g)], 1u);
   }
   __syncthreads();
-  for (unsigned i = threadIdx.x; i < passes * radix; i += threads) {
+  for (unsigned i = threadIdx.x; i < group * radix; i += threads) {
     unsigned sum = 0;
 #pragma unroll
     for (unsigned c = 0; c < copies; ++c) sum += (&histogram[c][0][0])[i];
-    if (sum != 0) atomicAdd(&counts[i], sum);
+    if (sum != 0) atomicAdd(&counts[std::size_t{first_pass} * radix + i], sum);
   }
 }
 
 // Block p, thread d: where digit d of pass p starts in each portion's output, from the counts of
 // every portion ([portion][pass][digit]): the digits below d everywhere, then digit d in the
-// portions before. (A template, as every kernel in a header: one definition per key size.)
-template <class B>
+// portions before. (A template, as every kernel in a header: one definition in the program.)
+template <class = void>
 __global__ void __launch_bounds__(threads)
     digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base) {
   const unsigned p = blockIdx.x, d = threadIdx.x;
@@ -374,18 +345,21 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-// The one-sweep sort of n keys (and values, or indices), keys_in -> keys_out. keys_out may be
-// keys_in, values_out values_in. Passes alternate between the output and a scratch buffer: pass p
-// writes the scratch buffer when p is even, the output when odd (the number of passes is even), so
-// the last lands in the output, and pass 0 has read the whole input before pass 1 writes over it.
-// `keys_scratch`: a second keys buffer in scratch (argsort's sorted keys, which nobody wants).
-template <class B, class V>
-void onesweep_sort(const char* algorithm, const execution_policy& policy, const B* keys_in, B* keys_out,
-                   const V* values_in, V* values_out, bool indices, std::size_t n, key_kind kind, bool descending,
+// The one-sweep sort of n keys (and values, or indices), keys_in -> keys_out, in `order`. keys_out
+// may be keys_in, values_out values_in. Passes alternate between the output and a scratch buffer,
+// so that the last lands in the output: with an even number of passes, pass p writes the scratch
+// buffer when p is even, the output when odd, and pass 0 has read the whole input before pass 1
+// writes over it; with an odd number, pass 0 writes the output, so an array sorted in place is
+// first copied to the scratch buffer and sorted from there. `keys_scratch`: a second keys buffer
+// in scratch (argsort's sorted keys, which nobody wants).
+template <class Key, class V, class Order>
+void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
+                   const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
-  constexpr unsigned passes = sizeof(B);
-  static_assert(passes % 2 == 0);
-  constexpr std::size_t T = tile_items<B>;
+  static_assert(onesweep_sorts<Key, V>, "keys and values of up to 128 bytes");
+  constexpr unsigned passes = Order::passes;
+  constexpr unsigned group = passes < 8 ? passes : 8;
+  constexpr std::size_t T = tile_items<Key, V>;
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
   const std::size_t portions = (n + portion_items - 1) / portion_items;
@@ -393,7 +367,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const bool carry = values_out != nullptr;
 
   // Scratch: [alternate keys][alternate values][the keys' output, for argsort][counts][bases][look-back]
-  const std::size_t keys_bytes = round256(n * sizeof(B));
+  const std::size_t keys_bytes = round256(n * sizeof(Key));
   const std::size_t values_bytes = carry ? round256(n * sizeof(V)) : 0;
   const std::size_t out_bytes = keys_scratch ? keys_bytes : 0;
   const std::size_t counts_bytes = round256(portions * passes * radix * sizeof(unsigned));
@@ -402,45 +376,60 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const scratch lease = acquire_scratch(keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes + state_bytes,
                                         with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());
-  B* keys_alt = reinterpret_cast<B*>(memory);
+  Key* keys_alt = reinterpret_cast<Key*>(memory);
   V* values_alt = reinterpret_cast<V*>(memory + keys_bytes);
-  if (keys_scratch) keys_out = reinterpret_cast<B*>(memory + keys_bytes + values_bytes);
+  if (keys_scratch) keys_out = reinterpret_cast<Key*>(memory + keys_bytes + values_bytes);
   auto* counts = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes);
   auto* base = reinterpret_cast<unsigned long long*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes);
   auto* states = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes);
   const cudaStream_t stream = policy.stream();
 
-  // Where each portion's digits start in the output, from the digit counts of every portion of
-  // `keys`. With one portion, the counts of the input serve every pass: a pass only reorders the
-  // keys. With several, a portion of a later pass's input holds other keys than the same portion
-  // of the input, so each pass counts its own input first (one more read of the keys a pass).
-  const auto count_digits = [&](const B* keys) {
+  // Where each portion's digits start in the output, from the digit counts of passes [first, last)
+  // of every portion of `keys`. With one portion, the counts of the input serve every pass: a pass
+  // only reorders the keys. With several, a portion of a later pass's input holds other keys than
+  // the same portion of the input, so each pass counts its own digits first (one more read of the
+  // keys a pass).
+  const auto count_digits = [&](const Key* keys, unsigned first, unsigned last) {
     check(cudaMemsetAsync(counts, 0, counts_bytes, stream), "cudaMemsetAsync", algorithm);
     const auto resident = static_cast<std::size_t>(multiprocessor_count()) * 8;
     for (std::size_t q = 0; q < portions; ++q) {
       const std::size_t begin = q * portion_items, count = std::min(portion_items, n - begin);
       const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(count), resident));
-      launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<B>, grid, threads, stream, keys, begin,
-             count, kind, descending, counts + q * passes * radix);
+      for (unsigned p = first; p < last; p += group) {
+        launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<Key, Order, group>, grid, threads, stream,
+               keys, begin, count, order, p, std::min(group, last - p), counts + q * passes * radix);
+      }
     }
-    launch(algorithm, "digit_base_kernel", digit_base_kernel<B>, passes, threads, stream,
+    launch(algorithm, "digit_base_kernel", digit_base_kernel<>, passes, threads, stream,
            static_cast<const unsigned*>(counts), static_cast<unsigned>(portions), passes, base);
   };
-  count_digits(keys_in);
+  count_digits(keys_in, 0, passes);
 
+  // Pass p writes the output when the passes after it are even in number.
+  const auto writes_output = [](unsigned p) { return (passes - 1 - p) % 2 == 0; };
+  const Key* keys_from = keys_in;
+  const V* values_from = values_in;
+  if constexpr (passes % 2 == 1) {
+    if (keys_in == keys_out) {
+      copy_unless_same(stream, keys_in, keys_alt, n, algorithm);
+      keys_from = keys_alt;
+    }
+    if (carry && values_in == values_out) {
+      copy_unless_same(stream, values_in, values_alt, n, algorithm);
+      values_from = values_alt;
+    }
+  }
   for (unsigned p = 0; p < passes; ++p) {
-    pass_args<B, V> a{};
-    a.keys_in = p == 0 ? keys_in : (p % 2 == 1 ? keys_alt : keys_out);
-    a.keys_out = p % 2 == 0 ? keys_alt : keys_out;
-    a.values_in = p == 0 ? values_in : (p % 2 == 1 ? values_alt : values_out);
-    a.values_out = carry ? (p % 2 == 0 ? values_alt : values_out) : nullptr;
+    pass_args<Key, V, Order> a{.order = order};  // (a decomposer need not be default-constructible)
+    a.keys_in = p == 0 ? keys_from : (writes_output(p) ? keys_alt : keys_out);
+    a.keys_out = writes_output(p) ? keys_out : keys_alt;
+    a.values_in = p == 0 ? values_from : (writes_output(p) ? values_alt : values_out);
+    a.values_out = carry ? (writes_output(p) ? values_out : values_alt) : nullptr;
     a.indices = indices && p == 0;
-    a.shift = p * digit_bits;
-    a.kind = kind;
-    a.descending = descending;
+    a.pass = p;
     a.states = states;
     a.ticket = lease.zeroed_counter();
-    if (p > 0 && portions > 1) count_digits(a.keys_in);
+    if (p > 0 && portions > 1) count_digits(a.keys_in, p, p + 1);
     for (std::size_t q = 0; q < portions; ++q) {
       a.begin = q * portion_items;
       a.count = std::min(portion_items, n - a.begin);
@@ -449,9 +438,9 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
       if (carry) {
-        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true, true>, a.tiles, threads, stream, a);
+        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, true>, a.tiles, threads, stream, a);
       } else {
-        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<B, V, true, false>, a.tiles, threads, stream, a);
+        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, false>, a.tiles, threads, stream, a);
       }
     }
   }

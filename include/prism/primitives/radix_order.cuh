@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The order a radix sort sorts in, as its kernels and comparators see it: every key becomes an
+// unsigned integer whose order is the keys' order (CUB's "twiddling"), read 8 bits at a time.
+//
+//   bits_order<B>           the standard keys (int32 ... double) as their bits B (uint32_t or
+//                           uint64_t), what they are (unsigned, signed, floating) told at run time:
+//                           one instantiation per key size, not per type.
+//   decomposed_order<K, D>  a caller's key type K, by the arithmetic fields its decomposer D names
+//                           (CUB's convention: D(key) is a cuda::std::tuple of references to them,
+//                           the most significant first): the fields' ordered bits side by side.
+//
+// Each gives its number of 8-bit digits (`passes`), digit(key, pass) for pass 0 (the least
+// significant) on, and a strict weak order, operator()(a, b), that agrees with the digits: what
+// the comparison sorts (cpu, thrust) use, so that they give the radix sorts' result bit for bit.
+//
+// The bijection to unsigned integers, per arithmetic value: an unsigned integer is itself; a signed
+// one flips its sign bit; a float or double flips its sign bit if positive and every bit if
+// negative, after -0.0 became +0.0 (so the two are one key). Descending complements the result.
+// So NaNs sort by their bits: after +inf with the sign bit clear, before -inf with it set
+// (<prism/sort.hpp> has the whole order).
+#include <cuda/std/bit>
+#include <cuda/std/tuple>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace prism {
+
+namespace detail::radix {
+
+inline constexpr unsigned digit_bits = 8;
+inline constexpr unsigned radix = 1u << digit_bits;  // digits per pass
+
+enum class key_kind : unsigned { unsigned_integer, signed_integer, floating };
+
+template <class K>
+__host__ __device__ constexpr key_kind kind_of() {
+  if constexpr (std::is_floating_point_v<K>) {
+    return key_kind::floating;
+  } else if constexpr (std::is_signed_v<K>) {
+    return key_kind::signed_integer;
+  } else {
+    return key_kind::unsigned_integer;
+  }
+}
+
+// The unsigned integer whose order is the key's order (see above). B is the key's bits, of its size.
+template <class B>
+__host__ __device__ inline B ordered(B bits, key_kind kind, bool descending) {
+  constexpr B high = B(B(1) << (8 * sizeof(B) - 1));
+  if (kind == key_kind::signed_integer) {
+    bits = B(bits ^ high);
+  } else if (kind == key_kind::floating) {
+    if (bits == high) bits = 0;  // -0.0 is +0.0
+    bits = (bits & high) ? B(~bits) : B(bits ^ high);
+  }
+  return descending ? B(~bits) : bits;
+}
+
+// The standard keys by their bits.
+template <class B>
+struct bits_order {
+  using key_type = B;
+  static constexpr unsigned passes = sizeof(B) * 8 / digit_bits;
+  key_kind kind;
+  bool descending;
+
+  __host__ __device__ unsigned digit(B key, unsigned pass) const {
+    return static_cast<unsigned>(ordered(key, kind, descending) >> (pass * digit_bits)) & (radix - 1);
+  }
+  __host__ __device__ bool operator()(B a, B b) const { return ordered(a, kind, descending) < ordered(b, kind, descending); }
+};
+
+// ---- a caller's key, by its fields ------------------------------------------------------------
+
+// The arithmetic types a field may have: integers (bool included) and float and double.
+template <class F>
+inline constexpr bool radix_field = (std::is_integral_v<F> || std::is_same_v<F, float> || std::is_same_v<F, double>) &&
+                                    (sizeof(F) == 1 || sizeof(F) == 2 || sizeof(F) == 4 || sizeof(F) == 8);
+
+template <std::size_t Bytes>
+struct unsigned_of;
+template <> struct unsigned_of<1> { using type = std::uint8_t; };
+template <> struct unsigned_of<2> { using type = std::uint16_t; };
+template <> struct unsigned_of<4> { using type = std::uint32_t; };
+template <> struct unsigned_of<8> { using type = std::uint64_t; };
+
+// A field's ordered bits.
+template <class F>
+__host__ __device__ typename unsigned_of<sizeof(F)>::type ordered_field(F value, bool descending) {
+  using U = typename unsigned_of<sizeof(F)>::type;
+  return ordered(cuda::std::bit_cast<U>(value), kind_of<F>(), descending);
+}
+
+// What a decomposer returns: a tuple of references to fields.
+template <class T>
+struct field_tuple : std::false_type {};
+template <class... F>
+struct field_tuple<cuda::std::tuple<F&...>> : std::bool_constant<(sizeof...(F) > 0) && (radix_field<std::remove_cv_t<F>> && ...)> {
+  static constexpr std::size_t count = sizeof...(F);
+  static constexpr std::size_t sizes[] = {sizeof(F)...};
+  static constexpr std::size_t bytes = (sizeof(F) + ...);
+  // The bytes of the fields after field i: where its bits start in the decomposed key, counted
+  // from the least significant end.
+  __host__ __device__ static constexpr std::size_t bytes_after(std::size_t i) {
+    std::size_t b = 0;
+    for (std::size_t j = i + 1; j < count; ++j) b += sizes[j];
+    return b;
+  }
+};
+
+template <class D, class K>
+using fields_of = decltype(std::declval<const D&>()(std::declval<K&>()));
+
+}  // namespace detail::radix
+
+// A decomposer of K: called with a K&, it returns a cuda::std::tuple of references to K's
+// arithmetic fields (integers, float, double), the most significant first (CUB's convention for
+// cub::DeviceRadixSort with a decomposer). The fields it leaves out do not take part in the order;
+// they travel with the key. __host__ __device__ (the cpu implementation calls it on the host).
+template <class D, class K>
+concept radix_decomposer = std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<D> && requires {
+  typename detail::radix::fields_of<D, K>;
+} && detail::radix::field_tuple<detail::radix::fields_of<D, K>>::value;
+
+namespace detail::radix {
+
+// A caller's key by the fields its decomposer names.
+template <class K, class D>
+struct decomposed_order {
+  using key_type = K;
+  using fields = field_tuple<fields_of<D, K>>;
+  static constexpr unsigned passes = static_cast<unsigned>(fields::bytes) * 8 / digit_bits;
+  // The bits CUB sorts (end_bit): every field's.
+  static constexpr int bits = static_cast<int>(fields::bytes * 8);
+  D decomposer;
+  bool descending;
+
+  __host__ __device__ unsigned digit(const K& key, unsigned pass) const {
+    K copy = key;
+    return digit_of(decomposer(copy), pass, std::make_index_sequence<fields::count>{});
+  }
+  __host__ __device__ bool operator()(const K& a, const K& b) const {
+    K x = a, y = b;
+    return compare(decomposer(x), decomposer(y), std::make_index_sequence<fields::count>{}) < 0;
+  }
+
+ private:
+  // Each digit lies in one field (fields are whole bytes): the field's byte `pass - its start`.
+  template <class Tuple, std::size_t... I>
+  __host__ __device__ unsigned digit_of(const Tuple& t, unsigned pass, std::index_sequence<I...>) const {
+    unsigned d = 0;
+    ((d |= field_digit<fields::bytes_after(I)>(cuda::std::get<I>(t), pass)), ...);
+    return d;
+  }
+  template <std::size_t Start, class F>
+  __host__ __device__ unsigned field_digit(const F& field, unsigned pass) const {
+    const unsigned byte = pass - static_cast<unsigned>(Start);  // wraps past sizeof(F) below Start
+    if (byte >= sizeof(F)) return 0;
+    return static_cast<unsigned>(ordered_field(field, descending) >> (byte * digit_bits)) & (radix - 1);
+  }
+  // -1, 0 or 1: a before, with, or after b, the most significant field first.
+  template <class Tuple, std::size_t... I>
+  __host__ __device__ int compare(const Tuple& a, const Tuple& b, std::index_sequence<I...>) const {
+    int order = 0;
+    ((order = order != 0 ? order : compare_field(cuda::std::get<I>(a), cuda::std::get<I>(b))), ...);
+    return order;
+  }
+  template <class F>
+  __host__ __device__ int compare_field(const F& a, const F& b) const {
+    const auto x = ordered_field(a, descending), y = ordered_field(b, descending);
+    return x < y ? -1 : (y < x ? 1 : 0);
+  }
+};
+
+// Positions compared by their keys: Thrust's argsort.
+template <class Order, class I>
+struct index_order {
+  const typename Order::key_type* keys;
+  Order order;
+  __host__ __device__ bool operator()(I a, I b) const { return order(keys[a], keys[b]); }
+};
+
+}  // namespace detail::radix
+
+}  // namespace prism
