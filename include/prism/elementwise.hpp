@@ -159,15 +159,6 @@ concept movable_element = std::is_trivially_copyable_v<T> && alignof(T) == sizeo
                           (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
 
 namespace detail {
-struct alignas(16) bits128 {
-  std::uint64_t low, high;
-};
-template <std::size_t Size>
-using bits_of_size = std::conditional_t<
-    Size == 1, std::uint8_t,
-    std::conditional_t<Size == 2, std::uint16_t,
-                       std::conditional_t<Size == 4, std::uint32_t, std::conditional_t<Size == 8, std::uint64_t, bits128>>>>;
-
 // gather and scatter compiled per element size and index type (algorithms/elementwise/gather.cu).
 template <std::size_t Size, class I>
 struct permutation {
@@ -178,17 +169,6 @@ struct permutation {
                       bounds checking);
 };
 
-// The same array seen as the unsigned bits of its elements' size: same address, size and alignment.
-template <class T>
-span<const bits_of_size<sizeof(T)>> as_bits(span<const T> s) noexcept {
-  static_assert(alignof(bits_of_size<sizeof(T)>) == alignof(T), "an element moved as bits is aligned to its size");
-  return {reinterpret_cast<const bits_of_size<sizeof(T)>*>(s.data()), s.size()};
-}
-template <class T>
-span<bits_of_size<sizeof(T)>> as_bits(span<T> s) noexcept {
-  static_assert(alignof(bits_of_size<sizeof(T)>) == alignof(T), "an element moved as bits is aligned to its size");
-  return {reinterpret_cast<bits_of_size<sizeof(T)>*>(s.data()), s.size()};
-}
 }  // namespace detail
 
 // ---- the operations -------------------------------------------------------------------------

@@ -454,7 +454,7 @@ void sort_by_key_decomposed(const execution_policy& policy, span<const K> keys_i
   using Order = radix::decomposed_order<K, D>;
   using M = moved_value_t<V>;
   const Order by_fields{decomposer, order == sort_order::descending};
-  radix_sort_pairs<D>("sort_by_key", policy, keys_in, bits_span<const M>(values_in), keys_out, bits_span<M>(values_out),
+  radix_sort_pairs<D>("sort_by_key", policy, keys_in, reinterpret_span<const M>(values_in), keys_out, reinterpret_span<M>(values_out),
                       by_fields, sorting::cub_radix_sort<D>{decomposer, Order::bits, by_fields.descending},
                       [&](const auto& p, K* keys, M* values, std::size_t n) {
                         thrust::stable_sort_by_key(p, keys, keys + n, values, by_fields);

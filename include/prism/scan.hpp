@@ -143,17 +143,11 @@ namespace detail {
 // only moves its payload. So int32 scans run as uint32, keys as unsigned integers of their size,
 // payloads as uint32_t or uint64_t.
 template <class T>
-using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+using bits_of = bits_of_size<sizeof(T)>;
 template <class T>
 using sum_storage = std::conditional_t<std::is_floating_point_v<T>, T, bits_of<T>>;
 template <class T>
 using equality_storage = sum_storage<T>;
-
-template <class To, class From>
-span<To> reinterpret(span<From> s) noexcept {
-  static_assert(sizeof(std::remove_cv_t<To>) == sizeof(std::remove_cv_t<From>));
-  return {reinterpret_cast<To*>(s.data()), s.size()};
-}
 
 enum class scan_kind { inclusive, exclusive };
 enum class selection { compact, partition };
@@ -187,7 +181,7 @@ template <class T>
 void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const T> x, span<T> out) {
   if (op == scan_op::sum) {
     using S = sum_storage<T>;
-    scan_sum<S>(policy, kind, reinterpret<const S>(x), reinterpret<S>(out));
+    scan_sum<S>(policy, kind, reinterpret_span<const S>(x), reinterpret_span<S>(out));
   } else {
     scan_extremum<T>(policy, kind, op == scan_op::max, x, out);
   }
@@ -198,7 +192,7 @@ void scan_by_key(const execution_policy& policy, scan_kind kind, span<const K> k
                  span<T> out) {
   using KB = bits_of<K>;
   using S = sum_storage<T>;
-  scan_by_key_sum<KB, S>(policy, kind, reinterpret<const KB>(keys), reinterpret<const S>(x), reinterpret<S>(out));
+  scan_by_key_sum<KB, S>(policy, kind, reinterpret_span<const KB>(keys), reinterpret_span<const S>(x), reinterpret_span<S>(out));
 }
 
 // The count returned, or delivered into an array.
@@ -239,27 +233,27 @@ template <class X, class F, class O>
 std::size_t select(const execution_policy& policy, selection which, X&& values, F&& flags, O&& out,
                    span<std::size_t>* count) {
   using P = bits_of<value_t<O>>;
-  return select_flagged<P>(policy, which, reinterpret<const P>(input_span(values)), flag_bytes(flags),
-                           reinterpret<P>(output_span(out)), count);
+  return select_flagged<P>(policy, which, reinterpret_span<const P>(input_span(values)), flag_bytes(flags),
+                           reinterpret_span<P>(output_span(out)), count);
 }
 template <class X, class O>
 std::size_t unique_values(const execution_policy& policy, X&& values, O&& out, span<std::size_t>* count) {
   using E = equality_storage<value_t<O>>;
-  return unique<E>(policy, reinterpret<const E>(input_span(values)), reinterpret<E>(output_span(out)), count);
+  return unique<E>(policy, reinterpret_span<const E>(input_span(values)), reinterpret_span<E>(output_span(out)), count);
 }
 template <class K, class X, class KO, class O>
 std::size_t unique_pairs(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out,
                          span<std::size_t>* count) {
   using KB = bits_of<value_t<K>>;
   using P = bits_of<value_t<O>>;
-  return unique_by_key<KB, P>(policy, reinterpret<const KB>(input_span(keys)), reinterpret<const P>(input_span(values)),
-                              reinterpret<KB>(output_span(keys_out)), reinterpret<P>(output_span(values_out)), count);
+  return unique_by_key<KB, P>(policy, reinterpret_span<const KB>(input_span(keys)), reinterpret_span<const P>(input_span(values)),
+                              reinterpret_span<KB>(output_span(keys_out)), reinterpret_span<P>(output_span(values_out)), count);
 }
 template <class X, class O, class C>
 std::size_t encode_runs(const execution_policy& policy, X&& values, O&& unique_out, C&& counts_out,
                         span<std::size_t>* count) {
   using E = equality_storage<value_t<O>>;
-  return run_length_encode<E>(policy, reinterpret<const E>(input_span(values)), reinterpret<E>(output_span(unique_out)),
+  return run_length_encode<E>(policy, reinterpret_span<const E>(input_span(values)), reinterpret_span<E>(output_span(unique_out)),
                               output_span(counts_out), count);
 }
 template <class K, class X, class KO, class O>
@@ -267,8 +261,8 @@ std::size_t sum_runs(const execution_policy& policy, K&& keys, X&& values, KO&& 
                      span<std::size_t>* count) {
   using KB = bits_of<value_t<K>>;
   using S = sum_storage<value_t<O>>;
-  return reduce_by_key<KB, S>(policy, reinterpret<const KB>(input_span(keys)), reinterpret<const S>(input_span(values)),
-                              reinterpret<KB>(output_span(keys_out)), reinterpret<S>(output_span(sums_out)), count);
+  return reduce_by_key<KB, S>(policy, reinterpret_span<const KB>(input_span(keys)), reinterpret_span<const S>(input_span(values)),
+                              reinterpret_span<KB>(output_span(keys_out)), reinterpret_span<S>(output_span(sums_out)), count);
 }
 }  // namespace detail
 

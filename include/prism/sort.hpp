@@ -107,13 +107,7 @@ constexpr std::string_view name(sort_stage stage) noexcept {
 namespace detail {
 
 template <class T>
-using sort_bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-
-template <class To, class From>
-span<To> bits_span(span<From> s) noexcept {
-  static_assert(sizeof(std::remove_cv_t<To>) == sizeof(std::remove_cv_t<From>));
-  return {reinterpret_cast<To*>(s.data()), s.size()};
-}
+using sort_bits = bits_of_size<sizeof(T)>;
 
 // The library's entry points (algorithms/sort/*.cu). keys_out may be keys_in (in place); values by
 // their bits (V is uint32_t or uint64_t); indices as unsigned integers of their size.
@@ -132,8 +126,8 @@ void sort_pairs_of(const execution_policy& policy, KI&& keys_in, VI&& values_in,
                    sort_order order) {
   using K = value_t<KO>;
   using V = sort_bits<value_t<VO>>;
-  sort_pairs<K, V>(policy, input_span(keys_in), bits_span<const V>(input_span(values_in)), output_span(keys_out),
-                   bits_span<V>(output_span(values_out)), order);
+  sort_pairs<K, V>(policy, input_span(keys_in), reinterpret_span<const V>(input_span(values_in)), output_span(keys_out),
+                   reinterpret_span<V>(output_span(values_out)), order);
 }
 
 }  // namespace detail
@@ -200,7 +194,7 @@ template <class X, class I>
   requires array_like<std::remove_reference_t<X>> && sort_key<value_t<X>> && sort_index_output<I>
 void run(argsort, const execution_policy& policy, X&& keys, I&& indices, sort_order order = sort_order::ascending) {
   using U = detail::sort_bits<value_t<I>>;
-  detail::argsort<value_t<X>, U>(policy, input_span(keys), detail::bits_span<U>(output_span(indices)), order);
+  detail::argsort<value_t<X>, U>(policy, input_span(keys), detail::reinterpret_span<U>(output_span(indices)), order);
 }
 
 // ---- the lesson ----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 // std::span, thrust::device_vector and host_vector, prism::device_buffer, prism::span. Its element
 // type is deduced, so prism::add(a, b, out) needs no template argument.
 #include <concepts>
+#include <cstdint>
 #include <cstddef>
 #include <iterator>
 #include <tuple>
@@ -117,5 +118,32 @@ template <class... A>
 constexpr auto inputs(A&&... arrays) noexcept {
   return std::tuple{input_span(std::forward<A>(arrays))...};
 }
+
+namespace detail {
+// The unsigned integer of a size (a pair of them for 16 bytes): what an element that is only moved,
+// or compared by its bits, is handled as.
+struct alignas(16) bits128 {
+  std::uint64_t low, high;
+};
+template <std::size_t Size>
+using bits_of_size = std::conditional_t<
+    Size == 1, std::uint8_t,
+    std::conditional_t<Size == 2, std::uint16_t,
+                       std::conditional_t<Size == 4, std::uint32_t, std::conditional_t<Size == 8, std::uint64_t, bits128>>>>;
+
+// The same array seen as elements of another type of the same size: same address and size.
+template <class To, class From>
+span<To> reinterpret_span(span<From> s) noexcept {
+  static_assert(sizeof(std::remove_cv_t<To>) == sizeof(std::remove_cv_t<From>));
+  return {reinterpret_cast<To*>(s.data()), s.size()};
+}
+// ... as the unsigned bits of its elements' size, for elements aligned to their size.
+template <class T>
+auto as_bits(span<T> s) noexcept {
+  using B = std::conditional_t<std::is_const_v<T>, const bits_of_size<sizeof(T)>, bits_of_size<sizeof(T)>>;
+  static_assert(alignof(bits_of_size<sizeof(T)>) == alignof(T), "an element moved as bits is aligned to its size");
+  return reinterpret_span<B>(s);
+}
+}  // namespace detail
 
 }  // namespace prism
