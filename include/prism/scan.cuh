@@ -14,6 +14,11 @@
 //   prism::run_length_encode(policy, x, unique_out, counts_out, eq)
 //   prism::reduce_by_key(policy, keys, x, keys_out, sums_out, op, eq)
 //
+// Thrust's shorter forms where they are unambiguous: exclusive_scan(x, out, init) adds;
+// inclusive_scan_by_key(keys, x, out, eq), exclusive_scan_by_key(keys, x, out, init[, eq]) and
+// reduce_by_key(keys, x, keys_out, sums_out, eq) add, with == where eq is not given (one functor
+// after the arrays is the equality, as in Thrust). The policy may be left out of every call.
+//
 // The selections return how many elements they wrote (the call waits), or, with a one-element
 // `count` array before the functors, write it there (nothing waits; impl::thrust excepted). This is
 // the generic layer under the compiled family of <prism/scan.hpp> (sum, min and max on the standard
@@ -563,6 +568,33 @@ void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x,
                                   op, eq, init);
 }
 
+// Thrust's shorter forms: op defaults to plus (functors::plus: integers wrap), eq to ==. A single
+// functor after the by-key arrays is the equality, as in Thrust.
+template <class X, class O>
+  requires detail::writable_array<O> && array_of<X, value_t<O>>
+void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, const value_t<O>& init) {
+  run(exclusive_scan{}, policy, x, out, init, functors::plus<value_t<O>>{});
+}
+template <class K, class X, class O, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Eq>
+void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, Eq eq) {
+  run(inclusive_scan_by_key{}, policy, keys, x, out, functors::plus<value_t<O>>{}, eq);
+}
+template <class K, class X, class O>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>>
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init) {
+  run(exclusive_scan_by_key{}, policy, keys, x, out, init, functors::plus<value_t<O>>{},
+      functors::equal_to<value_t<K>>{});
+}
+template <class K, class X, class O, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Eq>
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init,
+         Eq eq) {
+  run(exclusive_scan_by_key{}, policy, keys, x, out, init, functors::plus<value_t<O>>{}, eq);
+}
+
 // ---- selections: the count returned, or into count[0] ---------------------------------------------
 
 // x[i] where pred(stencil[i]), in order, to out[0, count).
@@ -668,6 +700,14 @@ void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& ke
   span<std::size_t> c = output_span(count);
   detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
                                      output_span(sums_out), op, eq, &c);
+}
+
+// Thrust's form with an equality only: the values added (functors::plus).
+template <class K, class X, class KO, class O, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && detail::generic_functor<Eq>
+std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, Eq eq) {
+  return run(reduce_by_key{}, policy, keys, x, keys_out, sums_out, functors::plus<value_t<O>>{}, eq);
 }
 }  // namespace ops
 
