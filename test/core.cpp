@@ -10,6 +10,7 @@
 #include "testing.hpp"
 
 #include <array>
+#include <list>
 #include <span>
 #include <thread>
 #include <utility>
@@ -203,6 +204,31 @@ TEST(GpuDeviceBuffer, RoundTrip) {
   prism::device_buffer<double> moved = std::move(d);
   EXPECT_EQ(d.data(), nullptr);
   EXPECT_EQ(moved.to_host(), values);
+}
+
+// resize keeps the first elements and zeroes the new ones; get and set one element; made from a
+// list and from a range that is not contiguous.
+TEST(GpuDeviceBuffer, ResizeGetSetAndHostRanges) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  prism::device_buffer<std::int32_t> d{1, 2, 3};
+  EXPECT_EQ(d.to_host(), (std::vector<std::int32_t>{1, 2, 3}));
+  d.resize(5);
+  EXPECT_EQ(d.to_host(), (std::vector<std::int32_t>{1, 2, 3, 0, 0}));
+  d.set(4, 7);
+  EXPECT_EQ(d.get(4), 7);
+  EXPECT_EQ(d.get(0), 1);
+  EXPECT_THROW(d.get(5), std::out_of_range);
+  EXPECT_THROW(d.set(5, 1), std::out_of_range);
+  d.resize(2);
+  EXPECT_EQ(d.to_host(), (std::vector<std::int32_t>{1, 2}));
+  d.resize(0);
+  EXPECT_EQ(d.size(), 0u);
+  EXPECT_EQ(d.data(), nullptr);
+  const std::list<float> host = {0.5f, 1.5f};
+  prism::device_buffer<float> from_list(host);
+  EXPECT_EQ(from_list.to_host(), (std::vector<float>{0.5f, 1.5f}));
+  prism::device_buffer<float> from_iterators(host.begin(), host.end());
+  EXPECT_EQ(from_iterators.to_host(), (std::vector<float>{0.5f, 1.5f}));
 }
 
 // The steady state allocates nothing: the second and later requests of a size reuse the block.

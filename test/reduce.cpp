@@ -488,6 +488,42 @@ TEST_P(Reduce, MeanVarianceStddev) {
 
 // ---- semantics at the edges ---------------------------------------------------------------------
 
+// std::reduce's forms: init combined once (10 + the sum, not 10 per partial), and init alone for
+// an empty input; min and max with an init that is not their identity.
+TEST_P(Reduce, InitCombinedOnce) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl which = GetParam();
+  const auto policy = prism::par.with(which);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, large((1 << 20) + 1)}) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "n " << n << ", seed " << seed);
+    const auto x = random_vector<std::int32_t>(n, seed);
+    placed_array<std::int32_t> dx(x, memory_of(which));
+    std::int64_t sum = 0;
+    for (auto v : x) sum += v;
+    using R = std::int64_t;
+    EXPECT_EQ(both_deliveries<R>(
+                  which, [&] { return prism::reduce(policy, dx.view(), 10); },
+                  [&](prism::span<R> r) { prism::reduce(policy, dx.view(), r, 10, std::plus<>{}); }),
+              sum + 10);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), 10, std::plus<std::int64_t>{}), sum + 10);
+    EXPECT_EQ(prism::reduce(policy, dx.view()), sum);
+    const std::int32_t lo = n ? *std::min_element(x.begin(), x.end()) : 0;
+    const std::int32_t hi = n ? *std::max_element(x.begin(), x.end()) : 0;
+    // An init inside the range changes nothing; one outside it is the result.
+    EXPECT_EQ(prism::reduce(policy, dx.view(), std::numeric_limits<std::int32_t>::max(), prism::min),
+              n ? lo : std::numeric_limits<std::int32_t>::max());
+    EXPECT_EQ(prism::reduce(policy, dx.view(), std::numeric_limits<std::int32_t>::min(), prism::min),
+              std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(prism::reduce(policy, dx.view(), hi, prism::max), hi);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), -5, prism::max), n ? std::max(hi, -5) : -5);
+    const std::vector<double> ones(n, 1.0);
+    placed_array<double> dones(ones, memory_of(which));
+    EXPECT_EQ(prism::reduce(policy, dones.view(), 3.0, std::multiplies<>{}), 3.0);
+    EXPECT_EQ(prism::reduce(policy, dones.view(), 0.5), 0.5 + double(n));
+  }
+}
+
 TEST_P(Reduce, EmptyInputGivesIdentityOrThrows) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();

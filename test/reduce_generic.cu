@@ -5,6 +5,7 @@
 
 #include "testing.hpp"
 
+#include <cmath>
 #include <vector>
 
 namespace {
@@ -140,6 +141,73 @@ TEST_P(TransformReduce, SmallAccumulators) {
   EXPECT_TRUE(prism::transform_reduce(policy, one_negative.view(), false, either{}, is_negative{}));
   EXPECT_EQ(prism::transform_reduce(policy, all_positive.view(), std::uint16_t{0}, add16{}, one{}),
             static_cast<std::uint16_t>(70001));
+}
+
+// Operators without an identity, and inits that are not one: init is combined once, and no
+// partial starts from an identity.
+//
+// a + b + 1: n elements and init combine in n operations, so the result is init + sum + n
+// exactly; an identity-seeded partial (0) would add one more per partial, an init used per
+// partial its value again.
+struct plus_one {
+  __host__ __device__ std::int64_t operator()(std::int64_t a, std::int64_t b) const { return a + b + 1; }
+};
+// Thrust's summary_statistics: (count, mean, M2) with Chan's combine, unguarded. Its "identity"
+// (count 0) combined with itself is 0/0: NaN.
+struct stats {
+  double count, mean, m2;
+};
+struct one_stats {
+  __host__ __device__ stats operator()(float x) const { return {1.0, double(x), 0.0}; }
+};
+struct combine_stats {
+  __host__ __device__ stats operator()(const stats& a, const stats& b) const {
+    const double count = a.count + b.count;
+    const double delta = b.mean - a.mean;
+    return {count, a.mean + delta * b.count / count, a.m2 + b.m2 + delta * delta * a.count * b.count / count};
+  }
+};
+
+TEST_P(TransformReduce, InitOnceNoIdentity) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto policy = prism::par.with(GetParam());
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{4099}, std::size_t{1000003}}) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "n " << n << ", seed " << seed);
+    const auto x = random_vector<std::int32_t>(n, seed);
+    placed_array<std::int32_t> dx(x, memory_of(GetParam()), n % 3);
+    std::int64_t sum = 0;
+    for (auto v : x) sum += v;
+    const std::int64_t want = 10 + sum + std::int64_t(n);
+    EXPECT_EQ(prism::transform_reduce(policy, dx.view(), std::int64_t{10}, plus_one{},
+                                      prism::functors::cast_to<std::int64_t>{}),
+              want);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), std::int64_t{10}, plus_one{}), want);
+    std::vector<std::int64_t> host(1, -1);
+    placed_array<std::int64_t> result(host, memory_of(GetParam()));
+    prism::reduce(policy, dx.view(), result.view(), std::int64_t{10}, plus_one{});
+    if (memory_of(GetParam()) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    EXPECT_EQ(result.values()[0], want);
+
+    const auto f = random_vector<float>(n, seed + 1);
+    placed_array<float> df(f, memory_of(GetParam()), n % 2);
+    const stats got = prism::transform_reduce(policy, df.view(), stats{0, 0, 0}, combine_stats{}, one_stats{});
+    double mean = 0, m2 = 0;
+    for (float v : f) mean += v;
+    mean = n ? mean / double(n) : 0.0;
+    for (float v : f) m2 += (v - mean) * (v - mean);
+    EXPECT_EQ(got.count, double(n));
+    EXPECT_NEAR(got.mean, mean, 1e-9 * (1 + std::abs(mean)));
+    EXPECT_NEAR(got.m2, m2, 1e-9 * (1 + m2));
+  }
+}
+
+// Without a policy: automatic, on host memory cpu.
+TEST(ReduceWithoutPolicy, HostVectors) {
+  const std::vector<std::int32_t> x = {1, 2, 3, 4};
+  EXPECT_EQ(prism::reduce(x, std::int64_t{10}, plus_one{}), 10 + 10 + 4);
+  EXPECT_EQ(prism::reduce(x, 10), 20);
+  EXPECT_EQ(prism::transform_reduce(x, std::int64_t{10}, plus_one{}, prism::functors::cast_to<std::int64_t>{}), 24);
 }
 
 INSTANTIATE_TEST_SUITE_P(, TransformReduce,

@@ -684,16 +684,77 @@ TEST_P(Select, UniqueByKeyAndReduceByKey) {
 
 // The selections run on separate arrays: an output that is an input, even exactly, is refused,
 // and nothing changes.
-TEST_P(Select, InPlaceRefused) {
+// In place (the output is the input exactly): compact, partition (stably), unique and
+// unique_by_key, in every implementation, at sizes around a tile's.
+template <class T>
+void check_in_place(impl which, std::size_t n) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", seed " << seed);
+  const auto where = memory_of(which);
+  const auto policy = prism::par.with(which);
+  const auto x = random_vector<T>(n, seed);
+  const auto flags = flags_of<std::uint8_t>(n, pattern::random, seed);
+  std::vector<T> kept, others;
+  for (std::size_t i = 0; i < n; ++i) (flags[i] ? kept : others).push_back(x[i]);
+  placed_array<std::uint8_t> df(flags, where);
+
+  placed_array<T> a(x, where);
+  ASSERT_EQ(prism::compact(policy, a.view(), df.view(), a.view()), kept.size());
+  EXPECT_EQ(first(a.values(), kept.size()), kept) << "compact in place";
+
+  placed_array<T> b(x, where);
+  ASSERT_EQ(prism::partition(policy, b.view(), df.view(), b.view()), kept.size());
+  std::vector<T> parted = kept;
+  parted.insert(parted.end(), others.begin(), others.end());
+  EXPECT_EQ(b.values(), parted) << "partition in place";
+
+  const auto runs = values_in_runs<T>(n, 3);
+  std::vector<T> heads;
+  std::vector<T> head_values;
+  const auto payload = random_vector<T>(n, seed + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || !(runs[i - 1] == runs[i])) {
+      heads.push_back(runs[i]);
+      head_values.push_back(payload[i]);
+    }
+  }
+  placed_array<T> c(runs, where);
+  ASSERT_EQ(prism::unique(policy, c.view(), c.view()), heads.size());
+  EXPECT_EQ(first(c.values(), heads.size()), heads) << "unique in place";
+
+  if constexpr (prism::key_element<T>) {
+    placed_array<T> keys(runs, where), values(payload, where);
+    ASSERT_EQ(prism::unique_by_key(policy, keys.view(), values.view(), keys.view(), values.view()), heads.size());
+    EXPECT_EQ(first(keys.values(), heads.size()), heads) << "unique_by_key in place: keys";
+    EXPECT_EQ(first(values.values(), heads.size()), head_values) << "unique_by_key in place: values";
+  }
+}
+
+TEST_P(Select, InPlace) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, std::int32_t, std::uint64_t>{}, [&]<class T>() {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{6145}, std::size_t{100003},
+                          large((1 << 20) + 1)})
+      check_in_place<T>(GetParam(), n);
+  });
+}
+
+// Partial overlaps are refused and change nothing; so is run-length encoding in place.
+TEST_P(Select, PartialOverlapRefused) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const auto where = memory_of(GetParam());
   const auto x = random_vector<float>(100, fresh_seed());
   placed_array<float> dx(x, where);
   placed_array<std::uint8_t> flags(std::vector<std::uint8_t>(100, 1), where);
+  placed_array<std::uint64_t> counts(std::vector<std::uint64_t>(100, 0), where);
   const auto policy = prism::par.with(GetParam());
-  EXPECT_THROW(prism::compact(policy, dx.view(), flags.view(), dx.view()), std::invalid_argument);
-  EXPECT_THROW(prism::partition(policy, dx.view(), flags.view(), dx.view()), std::invalid_argument);
-  EXPECT_THROW(prism::unique(policy, dx.view(), dx.view()), std::invalid_argument);
+  const auto v = dx.view();
+  EXPECT_THROW(prism::compact(policy, v.subspan(0, 99), flags.view().subspan(0, 99), v.subspan(1, 99)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::partition(policy, v.subspan(1, 99), flags.view().subspan(0, 99), v.subspan(0, 99)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::unique(policy, v.subspan(0, 99), v.subspan(1, 99)), std::invalid_argument);
+  EXPECT_THROW(prism::run_length_encode(policy, v, v, counts.view()), std::invalid_argument);
   EXPECT_EQ(dx.values(), x);
 }
 
@@ -900,16 +961,23 @@ struct inclusive_scan_float {
           const auto flags = prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 128), 16);
           prism::compact(p, x, flags, prism::span<float>(reinterpret_cast<float*>(b + 120), 16));
         },
-        // Exactly the same bytes as an input the output may not replace: the selections never run
-        // in place; a scan by key runs in place over its values, not over its keys.
+        // Overlaps the selections refuse, though they run in place over their values: the output
+        // over the flags, shifted by one element; unique by key in place over one of its arrays
+        // only. Exactly the same bytes as an input the output may not replace: run-length encoding
+        // never runs in place; a scan by key over its values, not over its keys.
         [](const prism::execution_policy& p, std::byte* b) {
           const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
-          const auto flags = prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 128), 16);
-          prism::compact(p, x, flags, x);
+          const auto over_flags = prism::span<float>(reinterpret_cast<float*>(b + 64), 16);
+          prism::compact(p, x, prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b + 64), 16), over_flags);
         },
         [](const prism::execution_policy& p, std::byte* b) {
           const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);
-          prism::unique(p, x, x);
+          prism::unique(p, x, x.subspan(1, 15));
+        },
+        [](const prism::execution_policy& p, std::byte* b) {
+          const auto keys = prism::span<std::int32_t>(reinterpret_cast<std::int32_t*>(b), 16);
+          const auto values = prism::span<float>(reinterpret_cast<float*>(b + 64), 16);
+          prism::unique_by_key(p, keys, values, keys, prism::span<float>(reinterpret_cast<float*>(b + 128), 16));
         },
         [](const prism::execution_policy& p, std::byte* b) {
           const auto x = prism::span<float>(reinterpret_cast<float*>(b), 16);

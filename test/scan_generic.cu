@@ -163,6 +163,60 @@ TEST_P(GenericScan, PredicateOnAStencil) {
 }
 
 // Extended lambdas cannot live in a test body (a private member function): this one holds it.
+// Thrust's shorter forms: plus by default, == by default, the one functor after the by-key arrays
+// the equality; and no policy (automatic: cpu on host memory, the fastest GPU one on device memory).
+TEST_P(GenericScan, ThrustShorterForms) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t n = 30011;
+  std::vector<std::int32_t> keys(n);
+  std::vector<std::int64_t> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<std::int32_t>(i / 7);
+    values[i] = static_cast<std::int64_t>(mix(i) % 1000) - 500;
+  }
+  std::vector<std::int64_t> exclusive(n), exclusive_by_key(n), exclusive_by_decade(n), inclusive_by_decade(n);
+  std::vector<std::int32_t> decade_keys;
+  std::vector<std::int64_t> decade_sums;
+  std::int64_t total = 5, run = 0, decade = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    exclusive[i] = total;
+    total += values[i];
+    if (i == 0 || keys[i - 1] != keys[i]) run = 5;
+    exclusive_by_key[i] = run;
+    run += values[i];
+    if (i == 0 || !same_decade{}(keys[i - 1], keys[i])) {
+      decade = 5;
+      decade_keys.push_back(keys[i]);
+      decade_sums.push_back(0);
+    }
+    exclusive_by_decade[i] = decade;
+    decade += values[i];
+    inclusive_by_decade[i] = decade - 5;
+    decade_sums.back() += values[i];
+  }
+  placed<std::int32_t> dk(keys, which), keys_out(std::vector<std::int32_t>(n, -1), which);
+  placed<std::int64_t> dv(values, which), out(std::vector<std::int64_t>(n, -1), which);
+  const auto policy = prism::par.with(which);
+
+  prism::exclusive_scan(policy, dv.view(), out.view(), std::int64_t{5});
+  synchronize(which);
+  EXPECT_TRUE(out.values() == exclusive) << "exclusive_scan(x, out, init)";
+  prism::exclusive_scan_by_key(policy, dk.view(), dv.view(), out.view(), std::int64_t{5});
+  synchronize(which);
+  EXPECT_TRUE(out.values() == exclusive_by_key) << "exclusive_scan_by_key(keys, x, out, init)";
+  prism::exclusive_scan_by_key(policy, dk.view(), dv.view(), out.view(), std::int64_t{5}, same_decade{});
+  synchronize(which);
+  EXPECT_TRUE(out.values() == exclusive_by_decade) << "exclusive_scan_by_key(keys, x, out, init, eq)";
+  prism::inclusive_scan_by_key(dk.view(), dv.view(), out.view(), same_decade{});  // no policy
+  synchronize(which);
+  EXPECT_TRUE(out.values() == inclusive_by_decade) << "inclusive_scan_by_key(keys, x, out, eq)";
+  const std::size_t runs = decade_keys.size();
+  ASSERT_EQ(prism::reduce_by_key(dk.view(), dv.view(), keys_out.view(), out.view(), same_decade{}), runs);
+  EXPECT_TRUE(first(keys_out.values(), runs) == decade_keys);
+  EXPECT_TRUE(first(out.values(), runs) == decade_sums);
+}
+
 std::size_t keep_positive(prism::span<const float> x, prism::span<float> out, impl which) {
   auto pred = [] __device__(float v) -> bool { return v > 0; };
   return prism::compact_if(prism::par.with(which), x, x, out, pred);

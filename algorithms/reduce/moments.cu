@@ -21,10 +21,15 @@ real_type<T> spread(const char* algorithm, const execution_policy& policy, span<
 }  // namespace
 
 template <signed_reduce_element T>
-sum_type<T> product(const execution_policy& policy, span<const T> x, span<sum_type<T>>* into) {
+sum_type<T> product_from(const execution_policy& policy, span<const T> x, sum_type<T> init,
+                         span<sum_type<T>>* into) {
   using Acc = sum_type<T>;
   return run("product", policy, with_index(functors::cast_to<Acc>{}), functors::multiplies<Acc>{},
-             Acc(1), functors::no_finalize{}, into, x);
+             init, functors::no_finalize{}, into, x);
+}
+template <signed_reduce_element T>
+sum_type<T> product(const execution_policy& policy, span<const T> x, span<sum_type<T>>* into) {
+  return product_from<T>(policy, x, sum_type<T>(1), into);
 }
 
 template <signed_reduce_element T>
@@ -44,9 +49,13 @@ real_type<T> stddev(const execution_policy& policy, span<const T> x, span<real_t
   return spread<T>("stddev", policy, x, true, into);
 }
 
+template float product_from<float>(const execution_policy&, span<const float>, float, span<float>*);
 template float product<float>(const execution_policy&, span<const float>, span<float>*);
+template double product_from<double>(const execution_policy&, span<const double>, double, span<double>*);
 template double product<double>(const execution_policy&, span<const double>, span<double>*);
+template std::int64_t product_from<std::int32_t>(const execution_policy&, span<const std::int32_t>, std::int64_t, span<std::int64_t>*);
 template std::int64_t product<std::int32_t>(const execution_policy&, span<const std::int32_t>, span<std::int64_t>*);
+template std::int64_t product_from<std::int64_t>(const execution_policy&, span<const std::int64_t>, std::int64_t, span<std::int64_t>*);
 template std::int64_t product<std::int64_t>(const execution_policy&, span<const std::int64_t>, span<std::int64_t>*);
 template float mean<float>(const execution_policy&, span<const float>, span<float>*);
 template double mean<double>(const execution_policy&, span<const double>, span<double>*);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// prism::transform_reduce: op(f(x[0]), f(x[1]), ..., f(x[n-1])) for any device functor f and any
-// associative, commutative operator op with an identity, in every implementation.
+// prism::transform_reduce: op(init, f(x[0]), f(x[1]), ..., f(x[n-1])) for any device functor f and
+// any associative, commutative operator op, in every implementation; prism::reduce, the same with
+// no f (std::reduce's form).
 //
 // The generic layer under the whole reduction family: sum is (identity, plus), dot is
 // (multiply, plus), argmin is ((value, index), the smaller value or the smaller index), variance is
@@ -10,12 +11,17 @@
 // __half, a struct):
 //
 //   float s = prism::transform_reduce(x, 0.0f, prism::functors::plus<float>{}, square{});
+//   stats s = prism::reduce(x, first_stats, combine_stats{});         // init once, no identity
 //   prism::transform_reduce(prism::par.on(stream), prism::inputs(a, b), result, 0.0, plus, f);
 //
-// Contract. `identity` must satisfy op(identity, v) == v: every implementation seeds many partial
-// results with it. op must be associative and commutative (the implementations regroup and
-// reorder). f and op must be __host__ __device__ for impl::cpu (a __device__-only lambda in
-// either is refused there); a __device__-only lambda runs on the GPU implementations if it names
+// Contract. init is combined once, as in std::transform_reduce and Thrust: the result is
+// op(init, op(f(x[0]), ..., f(x[n-1]))) in some grouping, and init alone for an empty input. op
+// needs no identity: every implementation seeds each partial result with its first element (an
+// operator whose "identity" breaks when combined with itself, like the moments of Thrust's
+// summary_statistics example with a count of 0, gives the right answer). op must be associative
+// and commutative (the implementations regroup and reorder). f and op must be __host__ __device__
+// for impl::cpu (a __device__-only lambda in either is refused there); a __device__-only lambda
+// runs on the GPU implementations if it names
 // its return type (`[] __device__(float x) -> float`), which CUB and Thrust must know on the
 // host. f may take the element's index first (f(i, x...)): pass it through prism::indexed(f).
 //
@@ -36,7 +42,11 @@
 //   raw     one launch: 16-byte vector loads, four vectors in flight per thread, a grid of as
 //           many blocks as fit on the GPU at once, warp shuffles and a block reduce, and the
 //           last-block combine (<prism/primitives/last_block.cuh>), whose arrival counter is the
-//           scratch's zeroed word: no memset launch.
+//           scratch's zeroed word: no memset launch. Each thread's partial starts at its first
+//           element, and a thread or block with none is skipped in the combines (a flag beside
+//           the value); the last block combines init once, with the total.
+//   cpu, thrust and cub take init as Thrust's and CUB's reductions do: once, beside the partials
+//   (each of which starts at its first element).
 // Determinism. Every implementation combines in an order fixed by n (and, for raw, by the number
 // of SMs and the 16-byte alignment of the inputs; for cpu, by the number of processors), so
 // floating-point results are run-to-run identical for the same input on the same device, and
@@ -131,27 +141,27 @@ template <class T>
 constexpr bool plain_reduction<ignore_index<functors::cast_to<T>>, T> = true;
 
 template <class Acc, class F, class Op, class Policy, class... In>
-Acc thrust_reduce(const Policy& policy, F f, Op op, Acc identity, std::size_t n, const In*... in) {
+Acc thrust_reduce(const Policy& policy, F f, Op op, Acc init, std::size_t n, const In*... in) {
   const auto count = static_cast<std::int64_t>(n);
   if constexpr (plain_reduction<F, In...>) {
-    return (thrust::reduce(policy, in, in + count, identity, op), ...);
+    return (thrust::reduce(policy, in, in + count, init, op), ...);
   } else {
     const auto [first, map] = iterate(f, in...);
-    return thrust::transform_reduce(policy, first, first + count, map, identity, op);
+    return thrust::transform_reduce(policy, first, first + count, map, init, op);
   }
 }
 
 // The same reduction into an output iterator (CCCL 3.2's reduce_into): the result stays on the
 // device, and nothing waits for it.
 template <class Acc, class F, class Op, class Out, class Policy, class... In>
-void thrust_reduce_into(const Policy& policy, F f, Op op, Acc identity, std::size_t n, Out out, const In*... in) {
+void thrust_reduce_into(const Policy& policy, F f, Op op, Acc init, std::size_t n, Out out, const In*... in) {
   const auto count = static_cast<std::int64_t>(n);
   if constexpr (plain_reduction<F, In...>) {
-    (thrust::reduce_into(policy, in, in + count, out, identity, op), ...);
+    (thrust::reduce_into(policy, in, in + count, out, init, op), ...);
   } else {
     const auto [first, map] = iterate(f, in...);
     const auto mapped = thrust::make_transform_iterator(first, map);
-    thrust::reduce_into(policy, mapped, mapped + count, out, identity, op);
+    thrust::reduce_into(policy, mapped, mapped + count, out, init, op);
   }
 }
 
@@ -167,14 +177,14 @@ struct finalized_as {
 
 // CUB's Reduce where there is nothing to transform, TransformReduce otherwise.
 template <class F, class Op, class Acc, class Out, class... In>
-cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, F f, Op op, Acc identity, Out* out,
+cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, F f, Op op, Acc init, Out* out,
                        std::size_t n, cudaStream_t stream, const In*... in) {
   const auto count = static_cast<std::int64_t>(n);
   if constexpr (plain_reduction<F, In...>) {
-    return (cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, count, op, identity, stream), ...);
+    return (cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, count, op, init, stream), ...);
   } else {
     const auto [first, map] = iterate(f, in...);
-    return cub::DeviceReduce::TransformReduce(temp, temp_bytes, first, out, count, op, map, identity,
+    return cub::DeviceReduce::TransformReduce(temp, temp_bytes, first, out, count, op, map, init,
                                               stream);
   }
 }
@@ -190,7 +200,7 @@ __global__ void finalize_kernel(R* result, const V* value, G finalize) {
 // when nothing is left to do; else to the first word of scratch, which a one-thread kernel
 // finalizes into the caller's array, or (returned) into the slot, finalized on the host.
 template <class R, class Acc, class F, class Op, class G, class... In>
-std::optional<R> reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+std::optional<R> reduce_cub(const char* algorithm, const execution_policy& policy, F f, Op op, Acc init,
                             G finalize, R* at, bool returned, std::size_t n, const In*... in) {
   const cudaStream_t stream = policy.stream();
   constexpr bool finished = std::is_same_v<G, functors::no_finalize> && std::is_same_v<R, Acc>;
@@ -199,7 +209,7 @@ std::optional<R> reduce_cub(const char* algorithm, const execution_policy& polic
       algorithm, "cub::DeviceReduce", policy, {n},
       [&](void* temp, std::size_t& bytes, void* extra) {
         Acc* out = finished || returned ? reinterpret_cast<Acc*>(at) : static_cast<Acc*>(extra);
-        return cub_reduce(temp, bytes, f, op, identity, out, n, stream, in...);
+        return cub_reduce(temp, bytes, f, op, init, out, n, stream, in...);
       },
       finished || returned ? 0 : sizeof(Acc),
       [&](void* extra) {
@@ -227,6 +237,24 @@ __device__ vector_of<T, V> load_vector_ahead(const T* p) {
   return *reinterpret_cast<const vector_of<T, V>*>(p);
 }
 
+// A partial result that may hold nothing yet: what the raw kernel combines across threads and
+// blocks, so that no operator needs an identity (a thread past the end has no element).
+template <class Acc>
+struct partial {
+  Acc value;
+  bool held;
+};
+template <class Op>
+struct combine_partials {
+  Op op;
+  template <class Acc>
+  __device__ partial<Acc> operator()(const partial<Acc>& a, const partial<Acc>& b) const {
+    if (!a.held) return b;
+    if (!b.held) return a;
+    return {op(a.value, b.value), true};
+  }
+};
+
 // Each thread walks the vectors with a grid-sized stride, `vectors_in_flight` vectors per input at a
 // time: four independent 16-byte loads in flight per thread. The step's elements are combined
 // pairwise, a balanced tree of parts of equal size, and the tree's root into the thread's
@@ -234,13 +262,14 @@ __device__ vector_of<T, V> load_vector_ahead(const T* p) {
 // is what keeps the step free of divisions: the tree's counts are constants the compiler folds
 // (a part of 2 and a part of 2 weigh 1/2 each), and the one division of Chan's combine is left
 // for the root, once per 16 floats instead of once per element. The scalar head (before the
-// inputs reach 16-byte alignment) and tail go to the first threads. Each block's partial goes to
-// `partials`; the last block to arrive (counted in `arrivals`, which is zero at the launch)
-// reduces them in a fixed order and writes finalize(result) (<prism/primitives/last_block.cuh>).
-// A grid of one block writes its result directly.
+// inputs reach 16-byte alignment) and tail go to the first threads. The accumulator starts at the
+// thread's first element (`held` says whether it has one; init only fills the value until then).
+// Each block's partial goes to `partials`; the last block to arrive (counted in `arrivals`, which
+// is zero at the launch) reduces them in a fixed order and writes finalize(op(init, total))
+// (<prism/primitives/last_block.cuh>). A grid of one block writes its result directly.
 template <int V, class Acc, class F, class Op, class G, class R, class... In>
 __global__ void __launch_bounds__(block_size)
-    reduce_vector_kernel(F f, Op op, Acc identity, G finalize, R* result, staged<Acc>* partials,
+    reduce_vector_kernel(F f, Op op, Acc init, G finalize, R* result, staged<partial<Acc>>* partials,
                          unsigned* arrivals, std::size_t n, std::size_t head, std::size_t vectors,
                          const In*... in) {
   constexpr int U = vectors_in_flight;
@@ -251,7 +280,12 @@ __global__ void __launch_bounds__(block_size)
     return cuda::std::apply([&](const auto&... v) { return f(std::int64_t(base + k), v.element[k]...); },
                             x);
   };
-  Acc acc = identity;
+  Acc acc = init;
+  bool held = false;
+  const auto add = [&](const Acc& v) {
+    acc = held ? op(acc, v) : v;
+    held = true;
+  };
 
   std::size_t t = first;
   for (; t + (U - 1) * stride < vectors; t += U * stride) {
@@ -270,30 +304,32 @@ __global__ void __launch_bounds__(block_size)
 #pragma unroll
       for (int j = 0; j < U * V; j += 2 << level) part[j] = op(part[j], part[j + (1 << level)]);
     }
-    acc = op(acc, part[0]);
+    add(part[0]);
   }
   for (; t < vectors; t += stride) {
     const std::size_t base = head + t * V;
     const auto x = cuda::std::make_tuple(load_vector_ahead<V>(in + base)...);
 #pragma unroll
-    for (int k = 0; k < V; ++k) acc = op(acc, transform(base, k, x));
+    for (int k = 0; k < V; ++k) add(transform(base, k, x));
   }
-  if (first < head) acc = op(acc, f(std::int64_t(first), in[first]...));
+  if (first < head) add(f(std::int64_t(first), in[first]...));
   const std::size_t tail = head + vectors * V;
-  if (first < n - tail) acc = op(acc, f(std::int64_t(tail + first), in[tail + first]...));
+  if (first < n - tail) add(f(std::int64_t(tail + first), in[tail + first]...));
 
-  Acc a = block_reduce(acc, op, identity);
+  const combine_partials<Op> combine{op};
+  const partial<Acc> none{init, false};
+  const partial<Acc> a = block_reduce(partial<Acc>{acc, held}, combine, none);
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = finalize(a);
+    if (threadIdx.x == 0) *result = finalize(op(init, a.value));  // n > 0: the block holds an element
     return;
   }
 
-  Acc total;
-  if (last_block_combine(a, op, identity, partials, arrivals, total)) *result = finalize(total);
+  partial<Acc> total;
+  if (last_block_combine(a, combine, none, partials, arrivals, total)) *result = finalize(op(init, total.value));
 }
 
 template <int V, class R, class Acc, class F, class Op, class G, class... In>
-void reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+void reduce_raw_with(const char* algorithm, const execution_policy& policy, F f, Op op, Acc init,
                      G finalize, R* at, std::size_t n, std::size_t head, const In*... in) {
   const auto kernel = reduce_vector_kernel<V, Acc, F, Op, G, R, In...>;
   static const int blocks_per_sm = [&] {
@@ -308,24 +344,25 @@ void reduce_raw_with(const char* algorithm, const execution_policy& policy, F f,
       std::clamp<std::size_t>((vectors + per_block - 1) / per_block, 1,
                               std::size_t(multiprocessor_count()) * blocks_per_sm));
 
-  const scratch lease = acquire_scratch(blocks > 1 ? blocks * sizeof(staged<Acc>) : 0,
+  const scratch lease = acquire_scratch(blocks > 1 ? blocks * sizeof(staged<partial<Acc>>) : 0,
                                         with_explicit_stream(policy), algorithm);
-  launch(algorithm, "reduce_vector_kernel", kernel, blocks, block_size, policy.stream(), f, op, identity,
-         finalize, at, static_cast<staged<Acc>*>(lease.device()), lease.zeroed_counter(), n, head, vectors, in...);
+  launch(algorithm, "reduce_vector_kernel", kernel, blocks, block_size, policy.stream(), f, op, init,
+         finalize, at, static_cast<staged<partial<Acc>>*>(lease.device()), lease.zeroed_counter(), n, head, vectors,
+         in...);
 }
 
 // The result goes to `at` on the stream.
 template <class R, class Acc, class F, class Op, class G, class... In>
-std::optional<R> reduce_raw(const char* algorithm, const execution_policy& policy, F f, Op op, Acc identity,
+std::optional<R> reduce_raw(const char* algorithm, const execution_policy& policy, F f, Op op, Acc init,
                             G finalize, R* at, std::size_t n, const In*... in) {
   constexpr int V = vector_width<In...>;
   // Inputs misaligned with respect to each other have no vector-aligned start: then the same
   // kernel runs on single elements.
   const std::size_t head = vector_aligned_head<V>(n, in...);
   if (head < V || sizeof...(In) == 1) {
-    reduce_raw_with<V>(algorithm, policy, f, op, identity, finalize, at, n, std::min(head, n), in...);
+    reduce_raw_with<V>(algorithm, policy, f, op, init, finalize, at, n, std::min(head, n), in...);
   } else if constexpr (sizeof...(In) > 1) {
-    reduce_raw_with<1>(algorithm, policy, f, op, identity, finalize, at, n, 0, in...);
+    reduce_raw_with<1>(algorithm, policy, f, op, init, finalize, at, n, 0, in...);
   }
   return std::nullopt;
 }
@@ -334,32 +371,32 @@ std::optional<R> reduce_raw(const char* algorithm, const execution_policy& polic
 // (`result`, null when returned), and its implementations side by side. f takes (index, elements...).
 template <class R, class Acc, class F, class Op, class G, class... In>
 R reduce_spans(const char* algorithm, const family& offered, const execution_policy& policy, F f,
-               Op op, Acc identity, G finalize, span<R>* result, const std::tuple<span<In>...>& inputs) {
+               Op op, Acc init, G finalize, span<R>* result, const std::tuple<span<In>...>& inputs) {
   const std::size_t n = std::get<0>(inputs).size();
   const bool returned = result == nullptr;
   return std::apply(
       [&](const auto&... x) {
         std::size_t k = 0;
         const auto on_cpu = [&](const auto& p, R*) -> std::optional<R> {
-          return static_cast<R>(finalize(thrust_reduce(p, f, op, identity, n, x.data()...)));
+          return static_cast<R>(finalize(thrust_reduce(p, f, op, init, n, x.data()...)));
         };
         // reduce_into, finalized on the way out: into the caller's array, or (returned) into the
         // pinned slot the call then waits for. One Thrust algorithm for both deliveries, so they
         // agree bit for bit (thrust::transform_reduce and reduce_into may combine in other orders).
         const auto on_thrust = [&](const auto& p, R* at) -> std::optional<R> {
-          thrust_reduce_into(p, f, op, identity, n,
+          thrust_reduce_into(p, f, op, init, n,
                              thrust::make_transform_output_iterator(at, finalized_as<R, G>{finalize}), x.data()...);
           return std::nullopt;
         };
         return dispatch<typename unwrap_index<F>::type, Op>(
             {algorithm, offered, policy, {array_ref::input(x, input_name(k++)).sized(n)...}, n},
-            result_to<R>{result, static_cast<R>(finalize(identity))},
+            result_to<R>{result, static_cast<R>(finalize(init))},
             implementations{
                 .cpu = on_cpu,
                 .thrust = on_thrust,
-                .raw = [&](R* at) { return reduce_raw(algorithm, policy, f, op, identity, finalize, at, n, x.data()...); },
+                .raw = [&](R* at) { return reduce_raw(algorithm, policy, f, op, init, finalize, at, n, x.data()...); },
                 .cub = [&](R* at) {
-                  return reduce_cub(algorithm, policy, f, op, identity, finalize, at, returned, n, x.data()...);
+                  return reduce_cub(algorithm, policy, f, op, init, finalize, at, returned, n, x.data()...);
                 },
             });
       },
@@ -407,27 +444,61 @@ concept reduce_inputs =
 namespace ops {
 struct transform_reduce { static constexpr const char* name = "transform_reduce"; };
 
-// op over f of every element (identity for an empty input), returned: the call waits.
+// init op f(x[0]) op ... op f(x[n-1]) (init for an empty input), returned: the call waits.
 template <class In, class Acc, class Op, class F>
   requires reduce_inputs<In>
-Acc run(transform_reduce, const execution_policy& policy, In&& inputs, Acc identity, Op op, F f) {
+Acc run(transform_reduce, const execution_policy& policy, In&& inputs, Acc init, Op op, F f) {
   return detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f),
-                                   op, identity, functors::no_finalize{}, static_cast<span<Acc>*>(nullptr),
+                                   op, init, functors::no_finalize{}, static_cast<span<Acc>*>(nullptr),
                                    detail::as_inputs(std::forward<In>(inputs)));
 }
 
 // The same into result[0] (one element, device memory; host memory for impl::cpu): nothing waits.
 template <class In, class R, class Acc, class Op, class F>
   requires reduce_inputs<In> && writable_array_of<R, Acc>
-void run(transform_reduce, const execution_policy& policy, In&& inputs, R&& result, Acc identity, Op op,
+void run(transform_reduce, const execution_policy& policy, In&& inputs, R&& result, Acc init, Op op,
                       F f) {
   span<Acc> into = output_span(result);
   detail::reduce_spans<Acc>("transform_reduce", reduce_family, policy, detail::with_index(f), op,
-                            identity, functors::no_finalize{}, &into,
+                            init, functors::no_finalize{}, &into,
                             detail::as_inputs(std::forward<In>(inputs)));
 }
 }  // namespace ops
 
 inline constexpr operation<ops::transform_reduce> transform_reduce{};
+
+namespace detail {
+// The standard operators as the implementations run them in Acc (std::plus is not __device__).
+template <class Acc, class Op>
+auto device_operator(Op op) {
+  constexpr reduce_operator standard = standard_reduce_operator_v<Op>;
+  if constexpr (standard == reduce_operator::plus) {
+    return functors::plus<Acc>{};
+  } else if constexpr (standard == reduce_operator::multiplies) {
+    return functors::multiplies<Acc>{};
+  } else if constexpr (standard == reduce_operator::min || standard == reduce_operator::max) {
+    return functors::extremum<Acc>{standard == reduce_operator::max};
+  } else {
+    return op;
+  }
+}
+}  // namespace detail
+
+namespace ops {
+// std::reduce's form with any operator: init op x[0] op ... op x[n-1], init once (init for an
+// empty input), in Acc. The standard operators on the compiled types run the library's
+// reductions (<prism/reduce.hpp>); everything else compiles here.
+template <class X, class Acc, class Op>
+  requires array_like<std::remove_reference_t<X>> && (!array_like<std::remove_reference_t<Acc>>) &&
+           (!reduces_with<X, Op>)
+Acc run(reduce, const execution_policy& policy, X&& x, Acc init, Op op) {
+  return run(transform_reduce{}, policy, x, init, detail::device_operator<Acc>(op), functors::cast_to<Acc>{});
+}
+template <class X, class R, class Acc, class Op>
+  requires array_like<std::remove_reference_t<X>> && writable_array_of<R, Acc> && (!reduces_with<X, Op>)
+void run(reduce, const execution_policy& policy, X&& x, R&& result, Acc init, Op op) {
+  run(transform_reduce{}, policy, x, result, init, detail::device_operator<Acc>(op), functors::cast_to<Acc>{});
+}
+}  // namespace ops
 
 }  // namespace prism

@@ -7,6 +7,8 @@
 //   float s = prism::sum(x);                                       // returned: the call waits
 //   prism::sum(prism::par.on(stream), x, result);                  // into result[0]: nothing waits
 //   std::size_t i = prism::argmax(prism::par.with(prism::impl::cub), x);
+//   auto s = prism::reduce(x, 10);                                 // std::reduce: 10 + the sum, once
+//   auto m = prism::reduce(x, 0.5f, prism::max);                   // max(0.5, the largest element)
 //
 // Two deliveries of a result. Returned: the call waits for the stream and returns the value (a
 // stream that is capturing a graph is refused). Into a one-element array `result` (device memory,
@@ -32,6 +34,11 @@
 //   processors (Thrust cuts the input into one interval per processor). Different
 //   implementations add in different orders and may differ in the last bits.
 // - Counting compares with IEEE semantics: a NaN is not equal to anything, itself included.
+// - reduce(x, init, op) is std::reduce's: init combined once with every element (init alone for an
+//   empty input), for op std::plus, std::multiplies (of any type or of none), prism::min or
+//   prism::max; reduce(x, init) adds, reduce(x) is sum(x). It accumulates and returns what sum
+//   (product) does, sum_type<T>, and T for min and max: init is converted to that first.
+//   <prism/reduce.cuh> adds reduce with any other operator, in CUDA translation units.
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
@@ -42,6 +49,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <span>
 #include <string_view>
@@ -112,6 +120,14 @@ namespace detail {
 // The library's entry points. `into` is the one-element result array, or null: returned.
 template <reduce_element T>
 sum_type<T> sum(const execution_policy&, span<const T>, span<sum_type<T>>* into);
+template <reduce_element T>
+sum_type<T> sum_from(const execution_policy&, span<const T>, sum_type<T> init, span<sum_type<T>>* into);
+template <signed_reduce_element T>
+sum_type<T> product_from(const execution_policy&, span<const T>, sum_type<T> init, span<sum_type<T>>* into);
+template <reduce_element T>
+T min_from(const execution_policy&, span<const T>, T init, span<T>* into);
+template <reduce_element T>
+T max_from(const execution_policy&, span<const T>, T init, span<T>* into);
 template <reduce_element T>
 sum_type<T> sum_by_stage(reduce_stage, const execution_policy&, span<const T>, span<sum_type<T>>* into);
 template <signed_reduce_element T>
@@ -346,6 +362,82 @@ bool run(Tag, const execution_policy& policy, X&& x, comparison compare, V value
   return run(count_if{}, policy, x, compare, value) == std::size(x);
 }
 
+// std::reduce's forms: init combined once with the elements by one of the standard operators.
+struct reduce { static constexpr const char* name = "reduce"; };
+}  // namespace ops
+
+// The operators the compiled reduce takes: what each becomes among the library's reductions.
+enum class reduce_operator { none, plus, multiplies, min, max };
+template <class Op>
+inline constexpr reduce_operator standard_reduce_operator_v = reduce_operator::none;
+template <class V>
+inline constexpr reduce_operator standard_reduce_operator_v<std::plus<V>> = reduce_operator::plus;
+template <class V>
+inline constexpr reduce_operator standard_reduce_operator_v<std::multiplies<V>> = reduce_operator::multiplies;
+template <>
+inline constexpr reduce_operator standard_reduce_operator_v<operation<ops::min>> = reduce_operator::min;
+template <>
+inline constexpr reduce_operator standard_reduce_operator_v<operation<ops::max>> = reduce_operator::max;
+template <class Op>
+concept standard_reduce_operator = standard_reduce_operator_v<std::remove_cvref_t<Op>> != reduce_operator::none;
+
+namespace detail {
+// What reduce(x, init, op) of T accumulates in and returns.
+template <class T, reduce_operator Op>
+using reduce_result_t = std::conditional_t<Op == reduce_operator::min || Op == reduce_operator::max, T, sum_type<T>>;
+
+template <reduce_operator Op, class T>
+  requires(Op != reduce_operator::multiplies || signed_reduce_element<T>)
+reduce_result_t<T, Op> reduce_from(const execution_policy& policy, span<const T> x, reduce_result_t<T, Op> init,
+                                   span<reduce_result_t<T, Op>>* into) {
+  if constexpr (Op == reduce_operator::plus) {
+    return sum_from<T>(policy, x, init, into);
+  } else if constexpr (Op == reduce_operator::multiplies) {
+    return product_from<T>(policy, x, init, into);
+  } else if constexpr (Op == reduce_operator::min) {
+    return min_from<T>(policy, x, init, into);
+  } else {
+    return max_from<T>(policy, x, init, into);
+  }
+}
+}  // namespace detail
+
+namespace ops {
+template <class X, class Op>
+concept reduces_with = reduce_array<X> && standard_reduce_operator<Op> &&
+                       (standard_reduce_operator_v<std::remove_cvref_t<Op>> != reduce_operator::multiplies ||
+                        signed_reduce_element<value_t<X>>);
+template <class X, class Op>
+using reduce_result = detail::reduce_result_t<value_t<X>, standard_reduce_operator_v<std::remove_cvref_t<Op>>>;
+template <class I, class X, class Op>
+concept reduce_init = std::is_arithmetic_v<std::remove_cvref_t<I>> && std::convertible_to<I, reduce_result<X, Op>>;
+
+template <class X, class I, class Op>
+  requires reduces_with<X, Op> && reduce_init<I, X, Op>
+reduce_result<X, Op> run(reduce, const execution_policy& policy, X&& x, I init, Op) {
+  constexpr reduce_operator op = standard_reduce_operator_v<std::remove_cvref_t<Op>>;
+  using R = reduce_result<X, Op>;
+  return detail::reduce_from<op, value_t<X>>(policy, input_span(x), static_cast<R>(init), static_cast<span<R>*>(nullptr));
+}
+template <class X, class O, class I, class Op>
+  requires reduces_with<X, Op> && result_array<O, reduce_result<X, Op>> && reduce_init<I, X, Op>
+void run(reduce, const execution_policy& policy, X&& x, O&& result, I init, Op) {
+  constexpr reduce_operator op = standard_reduce_operator_v<std::remove_cvref_t<Op>>;
+  using R = reduce_result<X, Op>;
+  span<R> into = output_span(result);
+  detail::reduce_from<op, value_t<X>>(policy, input_span(x), static_cast<R>(init), &into);
+}
+template <class X, class I>
+  requires reduces_with<X, std::plus<>> && reduce_init<I, X, std::plus<>>
+auto run(reduce, const execution_policy& policy, X&& x, I init) {
+  return run(reduce{}, policy, x, init, std::plus<>{});
+}
+template <class X>
+  requires reduce_array<X>
+auto run(reduce, const execution_policy& policy, X&& x) {
+  return run(sum{}, policy, x);
+}
+
 // The lesson: the sum by one stage of the progression (device memory; the policy's stream and
 // scratch; its implementation is not used). Tested and timed beside the implementations.
 template <class X>
@@ -378,6 +470,7 @@ inline constexpr operation<ops::count_if> count_if{};
 inline constexpr operation<ops::count> count{};
 inline constexpr operation<ops::any> any{};
 inline constexpr operation<ops::all> all{};
+inline constexpr operation<ops::reduce> reduce{};
 // min and max: <prism/operation.hpp> (they are element-wise operations too).
 
 }  // namespace prism

@@ -14,6 +14,11 @@
 //   prism::run_length_encode(policy, x, unique_out, counts_out, eq)
 //   prism::reduce_by_key(policy, keys, x, keys_out, sums_out, op, eq)
 //
+// Thrust's shorter forms where they are unambiguous: exclusive_scan(x, out, init) adds;
+// inclusive_scan_by_key(keys, x, out, eq), exclusive_scan_by_key(keys, x, out, init[, eq]) and
+// reduce_by_key(keys, x, keys_out, sums_out, eq) add, with == where eq is not given (one functor
+// after the arrays is the equality, as in Thrust). The policy may be left out of every call.
+//
 // The selections return how many elements they wrote (the call waits), or, with a one-element
 // `count` array before the functors, write it there (nothing waits; impl::thrust excepted). This is
 // the generic layer under the compiled family of <prism/scan.hpp> (sum, min and max on the standard
@@ -86,6 +91,7 @@
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/partition.h>
 #include <thrust/reduce.h>
+#include <thrust/remove.h>
 #include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
@@ -255,14 +261,42 @@ void scan_by_key_spans(const char* algorithm, const execution_policy& policy, sp
 
 // A selection's count is its result: returned (through a pinned host slot that the call waits for)
 // or into the caller's one-element array. cpu and thrust return it (Thrust has waited for it), raw
-// and cub write it to the destination on the stream. Every array has the input's n elements, and
-// no output is an input, not even exactly (in place is not offered: CUB's and Thrust's selections
-// do not allow it either).
+// and cub write it to the destination on the stream. Every array has the input's n elements; an
+// output may be its own input exactly (compact, compact_if, partition, unique, unique_by_key:
+// below), never partly.
 inline result_to<std::size_t> count_to(span<std::size_t>* into) {
   return {into, 0, "the count", true};
 }
 using counted = std::optional<std::size_t>;
 
+// The rejected by pred: what Thrust's in-place remove_if removes.
+template <class Pred>
+struct rejects {
+  Pred pred;
+  template <class S>
+  __host__ __device__ bool operator()(const S& s) const {
+    return !pred(s);
+  }
+};
+
+// Where an in-place call keeps a copy of its input in scratch, after `head` bytes of the
+// implementation's own: the implementations whose algorithm would overwrite elements it has not
+// read yet (a partition's rejected elements land past the kept ones; CUB's selections other than
+// Flagged and Unique take no aliasing).
+inline constexpr std::size_t copy_offset(std::size_t head) { return (head + 255) / 256 * 256; }
+template <class T>
+const T* copy_into(void* extra, std::size_t head, const T* from, std::size_t n, cudaStream_t stream,
+                   const char* algorithm) {
+  T* to = reinterpret_cast<T*>(static_cast<unsigned char*>(extra) + copy_offset(head));
+  check(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync", algorithm);
+  return to;
+}
+
+// In place (out is the values exactly): cpu and thrust run Thrust's in-place algorithms (remove_if,
+// stable_partition); raw's compaction runs as it is (a tile reads its elements before it publishes
+// anything, a tile writes only after every tile before it has published, and its writes land at or
+// before the elements it read); raw's partition and cub copy the values into scratch first (n
+// elements more read and written).
 template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
                          span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
@@ -272,18 +306,24 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
   const P* in = x.data();
   const S* st = stencil.data();
   P* o = out.data();
+  const bool in_place = n > 0 && static_cast<const void*>(in) == static_cast<const void*>(o);
   const cudaStream_t stream = policy.stream();
   const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
+    if (in_place) {
+      if (!partition) return thrust::remove_if(p, o, o + n, st, rejects<Pred>{pred}) - o;
+      return thrust::stable_partition(p, o, o + n, st, pred) - o;
+    }
     if (!partition) return thrust::copy_if(p, in, in + n, st, o, pred) - o;
     // The others start after the kept ones: counted first (Thrust waits for the count).
     const std::size_t kept = thrust::count_if(p, st, st + n, pred);
     thrust::stable_partition_copy(p, in, in + n, st, o, o + kept, pred);
     return kept;
   };
+  const std::size_t copy_bytes = in_place ? n * sizeof(P) : 0;
   return dispatch<Pred>(
       {algorithm, offered, policy,
        {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags").sized(n),
-        array_ref::output_apart(out, "the output").sized(n)},
+        array_ref::output_of(out, "the output", 0).sized(n)},
        n},
       count_to(into),
       implementations{
@@ -293,9 +333,15 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
             using Flags = stencil_flags<S, Pred>;
             using Program = select_program<P, nothing, Flags>;
             constexpr int V = Program::vector;
+            constexpr std::size_t total_bytes = sizeof(unsigned long long);
             const auto make = [&](void* extra) {
-              return Program{in, nullptr, o, nullptr, Flags{st, pred, vector_aligned<V>(st)}, n, vector_aligned<V>(in),
-                             false, partition, static_cast<const unsigned long long*>(extra), destination};
+              const P* source = in_place && partition
+                                    ? reinterpret_cast<const P*>(static_cast<unsigned char*>(extra) +
+                                                                 copy_offset(total_bytes))
+                                    : in;
+              return Program{source, nullptr, o, nullptr, Flags{st, pred, vector_aligned<V>(st)}, n,
+                             vector_aligned<V>(source), false, partition,
+                             static_cast<const unsigned long long*>(extra), destination};
             };
             if (!partition) {
               run_single_pass<Program>(algorithm, policy, n, make);
@@ -304,13 +350,15 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
             // The rejected elements start after every kept one: the flags are counted first (n
             // bytes more read), into the zeroed extra word the kernel then reads.
             constexpr int W = scan_vector<S>;
-            run_single_pass<Program>(algorithm, policy, n, make, sizeof(unsigned long long),
+            run_single_pass<Program>(algorithm, policy, n, make,
+                                     in_place ? copy_offset(total_bytes) + copy_bytes : total_bytes,
                                      [&](void* extra, cudaStream_t s) {
                                        const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
                                            blocks_for((n + W - 1) / W), std::size_t(multiprocessor_count()) * 8));
                                        launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, blocks,
                                               block_size, s, st, pred, n, vector_aligned<W>(st),
                                               static_cast<unsigned long long*>(extra));
+                                       if (in_place) copy_into(extra, total_bytes, in, n, s, algorithm);
                                      });
             return std::nullopt;
           },
@@ -320,14 +368,18 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
               // Flags as CUB reads them (nonzero is true) take its tuned kernel, Flagged, faster than
               // FlaggedIf with the same predicate (docs/benchmarks/scan.md, compact rows).
               constexpr bool plain_flags = std::is_same_v<Pred, functors::nonzero<S>>;
-              cub_call(algorithm, plain_flags ? "cub::DeviceSelect::Flagged" : "cub::DeviceSelect::FlaggedIf", policy,
-                       {n}, [&](void* temp, std::size_t& bytes, void*) {
-                         if constexpr (plain_flags) {
-                           return cub::DeviceSelect::Flagged(temp, bytes, in, st, o, destination, items, stream);
-                         } else {
-                           return cub::DeviceSelect::FlaggedIf(temp, bytes, in, st, o, destination, items, pred, stream);
-                         }
-                       });
+              cub_call(
+                  algorithm, plain_flags ? "cub::DeviceSelect::Flagged" : "cub::DeviceSelect::FlaggedIf", policy, {n},
+                  [&](void* temp, std::size_t& bytes, void* extra) {
+                    const P* source = in_place && extra != nullptr ? copy_into(extra, 0, in, n, stream, algorithm) : in;
+                    if constexpr (plain_flags) {
+                      return cub::DeviceSelect::Flagged(temp, bytes, source, st, o, destination, items, stream);
+                    } else {
+                      return cub::DeviceSelect::FlaggedIf(temp, bytes, source, st, o, destination, items, pred,
+                                                          stream);
+                    }
+                  },
+                  copy_bytes);
               return std::nullopt;
             }
             // CUB's count into scratch, where the turning kernel reads it.
@@ -335,10 +387,12 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
             cub_call(
                 algorithm, "cub::DevicePartition::Flagged", policy, {n},
                 [&](void* temp, std::size_t& bytes, void* extra) {
-                  return cub::DevicePartition::Flagged(temp, bytes, in, flags, o, static_cast<std::size_t*>(extra), items,
-                                                       stream);
+                  const P* source =
+                      in_place && extra != nullptr ? copy_into(extra, sizeof(std::size_t), in, n, stream, algorithm) : in;
+                  return cub::DevicePartition::Flagged(temp, bytes, source, flags, o, static_cast<std::size_t*>(extra),
+                                                       items, stream);
                 },
-                sizeof(std::size_t),
+                in_place ? copy_offset(sizeof(std::size_t)) + copy_bytes : sizeof(std::size_t),
                 [&](void* extra) {
                   launch(algorithm, "reverse_tail_kernel", reverse_tail_kernel<P>, blocks_for((n + 1) / 2), block_size,
                          stream, o, n, static_cast<const std::size_t*>(extra), destination);
@@ -348,7 +402,10 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
       });
 }
 
-// unique (ByKey false: the keys are the values, `values` empty) and unique_by_key.
+// unique (ByKey false: the keys are the values, `values` empty) and unique_by_key. In place (the
+// outputs are the inputs exactly; by key, both): cpu and thrust run Thrust's unique and
+// unique_by_key; raw runs as it is (a tile reads the key before its first one, which is either
+// untouched or rewritten with its own value); cub copies the inputs into scratch first.
 template <bool ByKey, class K, class P, class Eq>
 std::size_t unique_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
                          span<const P> values, span<K> keys_out, span<P> values_out, Eq eq, span<std::size_t>* into) {
@@ -357,11 +414,20 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
   const P* v = values.data();
   K* ko = keys_out.data();
   P* vo = values_out.data();
+  const bool keys_in_place = n > 0 && static_cast<const void*>(k) == static_cast<const void*>(ko);
+  const bool in_place = keys_in_place && (!ByKey || static_cast<const void*>(v) == static_cast<const void*>(vo));
+  if (ByKey && keys_in_place != (n > 0 && static_cast<const void*>(v) == static_cast<const void*>(vo))) {
+    throw std::invalid_argument(std::string("prism::") + algorithm +
+                                ": in place, both outputs are their inputs (the keys' output the keys, the values' "
+                                "output the values), or neither");
+  }
   const cudaStream_t stream = policy.stream();
   const auto on_cpu = [&](const auto& p, std::size_t*) -> counted {
     if constexpr (ByKey) {
+      if (in_place) return thrust::unique_by_key(p, ko, ko + n, vo, eq).first - ko;
       return thrust::unique_by_key_copy(p, k, k + n, v, ko, vo, eq).first - ko;
     } else {
+      if (in_place) return thrust::unique(p, ko, ko + n, eq) - ko;
       return thrust::unique_copy(p, k, k + n, ko, eq) - ko;
     }
   };
@@ -390,30 +456,38 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
       },
       .cub = [&](std::size_t* destination) -> counted {
         const auto items = static_cast<std::int64_t>(n);
-        cub_call(algorithm, "cub::DeviceSelect", policy, {n}, [&](void* temp, std::size_t& bytes, void*) {
-          if constexpr (ByKey) {
-            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, v, ko, vo, destination, items, eq, stream);
-          } else if constexpr (std::is_same_v<Eq, functors::equal_to<K>>) {
-            return cub::DeviceSelect::Unique(temp, bytes, k, ko, destination, items, stream);
-          } else {
-            // Unique compares with == only: by key, carrying nothing.
-            return cub::DeviceSelect::UniqueByKey(temp, bytes, k, cuda::constant_iterator<char>(0), ko,
-                                                  thrust::discard_iterator<>(), destination, items, eq, stream);
-          }
-        });
+        const std::size_t key_bytes = n * sizeof(K);
+        cub_call(
+            algorithm, "cub::DeviceSelect", policy, {n},
+            [&](void* temp, std::size_t& bytes, void* extra) {
+              const bool copied = in_place && extra != nullptr;
+              const K* from_k = copied ? copy_into(extra, 0, k, n, stream, algorithm) : k;
+              if constexpr (ByKey) {
+                const P* from_v = copied ? copy_into(extra, key_bytes, v, n, stream, algorithm) : v;
+                return cub::DeviceSelect::UniqueByKey(temp, bytes, from_k, from_v, ko, vo, destination, items, eq,
+                                                      stream);
+              } else if constexpr (std::is_same_v<Eq, functors::equal_to<K>>) {
+                return cub::DeviceSelect::Unique(temp, bytes, from_k, ko, destination, items, stream);
+              } else {
+                // Unique compares with == only: by key, carrying nothing.
+                return cub::DeviceSelect::UniqueByKey(temp, bytes, from_k, cuda::constant_iterator<char>(0), ko,
+                                                      thrust::discard_iterator<>(), destination, items, eq, stream);
+              }
+            },
+            in_place ? (ByKey ? copy_offset(key_bytes) + n * sizeof(P) : key_bytes) : 0);
         return std::nullopt;
       },
   };
   if constexpr (ByKey) {
     return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy,
                          {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
-                          array_ref::output_apart(keys_out, "the keys' output").sized(n),
-                          array_ref::output_apart(values_out, "the values' output").sized(n)},
+                          array_ref::output_of(keys_out, "the keys' output", 0).sized(n),
+                          array_ref::output_of(values_out, "the values' output", 1).sized(n)},
                          n},
                         count_to(into), unique);
   } else {
     return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy,
-                         {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the output").sized(n)},
+                         {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output", 0).sized(n)},
                          n},
                         count_to(into), unique);
   }
@@ -563,6 +637,33 @@ void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x,
                                   op, eq, init);
 }
 
+// Thrust's shorter forms: op defaults to plus (functors::plus: integers wrap), eq to ==. A single
+// functor after the by-key arrays is the equality, as in Thrust.
+template <class X, class O>
+  requires detail::writable_array<O> && array_of<X, value_t<O>>
+void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, const value_t<O>& init) {
+  run(exclusive_scan{}, policy, x, out, init, functors::plus<value_t<O>>{});
+}
+template <class K, class X, class O, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Eq>
+void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, Eq eq) {
+  run(inclusive_scan_by_key{}, policy, keys, x, out, functors::plus<value_t<O>>{}, eq);
+}
+template <class K, class X, class O>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>>
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init) {
+  run(exclusive_scan_by_key{}, policy, keys, x, out, init, functors::plus<value_t<O>>{},
+      functors::equal_to<value_t<K>>{});
+}
+template <class K, class X, class O, class Eq>
+  requires array_like<std::remove_reference_t<K>> && detail::writable_array<O> && array_of<X, value_t<O>> &&
+           detail::generic_functor<Eq>
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, const value_t<O>& init,
+         Eq eq) {
+  run(exclusive_scan_by_key{}, policy, keys, x, out, init, functors::plus<value_t<O>>{}, eq);
+}
+
 // ---- selections: the count returned, or into count[0] ---------------------------------------------
 
 // x[i] where pred(stencil[i]), in order, to out[0, count).
@@ -668,6 +769,14 @@ void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& ke
   span<std::size_t> c = output_span(count);
   detail::reduce_by_key_spans<false>("reduce_by_key", policy, input_span(keys), input_span(x), output_span(keys_out),
                                      output_span(sums_out), op, eq, &c);
+}
+
+// Thrust's form with an equality only: the values added (functors::plus).
+template <class K, class X, class KO, class O, class Eq>
+  requires detail::writable_array<KO> && array_of<K, value_t<KO>> && detail::writable_array<O> &&
+           array_of<X, value_t<O>> && detail::generic_functor<Eq>
+std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& x, KO&& keys_out, O&& sums_out, Eq eq) {
+  return run(reduce_by_key{}, policy, keys, x, keys_out, sums_out, functors::plus<value_t<O>>{}, eq);
 }
 }  // namespace ops
 

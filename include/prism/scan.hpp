@@ -35,9 +35,12 @@
 //   wrapping for integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals
 //   nothing (each NaN is a run of its own). What a selection writes of a run is the bits of its
 //   first element (a run of -0.0 and +0.0 reports whichever came first), in every implementation.
-// - Outputs of the selections have the input's size (the count is not known before the call) and
-//   overlap no input (not even in place); only the first `count` elements are written (partition
-//   writes all of them). The count comes back returned (the call waits for the stream) or into a
+// - Outputs of the selections have the input's size (the count is not known before the call);
+//   only the first `count` elements are written (partition writes all of them). In place: compact,
+//   partition (stably), unique and unique_by_key (both outputs) take their output equal to their
+//   input exactly, in every implementation (raw's compaction and unique in their one pass; raw's
+//   partition and cub through a copy of the input in scratch, n elements more read and written);
+//   a partial overlap is refused, and run_length_encode and reduce_by_key never run in place. The count comes back returned (the call waits for the stream) or into a
 //   one-element array (device memory, host memory for cpu; nothing waits, except in
 //   impl::thrust, whose Thrust algorithms return their count to the host).
 // - Empty input: nothing is written; a selection's count is 0 (delivered as well).
