@@ -82,6 +82,8 @@ __all__ = [
     "sort", "sort_by_key", "argsort", "histogram",
     # merging sorted arrays
     "merge", "merge_by_key", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+    # searching
+    "searchsorted", "lower_bound", "upper_bound", "equal_range", "binary_search",
     # the rest
     "gpu_available", "held", "IMPLEMENTATIONS",
 ]
@@ -902,3 +904,59 @@ def setxor1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
     times, sorted."""
     return _set_operation("set_symmetric_difference", a, b, out, count, impl, stream,
                           lambda m, n: m + n)
+
+
+# ---- searching ----------------------------------------------------------------------------------
+# Many queries v in one sorted array a (flattened), of one element type: int32, int64, uint32,
+# uint64, float32, float64. a is sorted in prism.sort's order (-0.0 == +0.0; a NaN by its sign bit:
+# NumPy's NaN, sign clear, after +inf, as numpy.sort puts it); the results keep v's shape. Positions
+# are int64 (or into an int32, int64, uint32 or uint64 out). sorted_queries=True promises v is
+# sorted too (raw and cub then search by merging); a promise broken leaves the results unspecified.
+# Nothing waits.
+
+def _bounds(side, a, v, out, sorted_queries, impl, stream):
+    call = _Call((a, v, out), stream)
+    if out is None:
+        out = _like(call, v, "int64")
+    _prism.bounds(side, call(a), call(v), call(out), sorted_queries, impl, call.stream)
+    call.done()
+    return out
+
+
+def searchsorted(a, v, side="left", out=None, *, sorted_queries=False, impl="automatic", stream=None):
+    """numpy.searchsorted(a, v, side): for each query, the position in the sorted array a where it
+    would be inserted keeping a sorted: before the elements equal to it (side="left") or after them
+    (side="right"). No sorter= (sort a first, or gather by argsort)."""
+    return _bounds(side, a, v, out, sorted_queries, impl, stream)
+
+
+def lower_bound(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
+    """The first position of each query's equal elements in the sorted array a (searchsorted
+    side="left"): the number of elements before the query."""
+    return _bounds("left", a, v, out, sorted_queries, impl, stream)
+
+
+def upper_bound(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
+    """The position past each query's equal elements in the sorted array a (searchsorted
+    side="right"): the number of elements not after the query."""
+    return _bounds("right", a, v, out, sorted_queries, impl, stream)
+
+
+def equal_range(a, v, lower=None, upper=None, *, sorted_queries=False, impl="automatic", stream=None):
+    """Both bounds at once: (lower, upper), a[lower[i]:upper[i]] the elements equal to v[i]."""
+    call = _Call((a, v, lower, upper), stream)
+    lower = _like(call, v, "int64") if lower is None else lower
+    upper = _like(call, v, _describe(lower)[1]) if upper is None else upper
+    _prism.equal_range(call(a), call(v), call(lower), call(upper), sorted_queries, impl, call.stream)
+    call.done()
+    return lower, upper
+
+
+def binary_search(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
+    """Whether each query equals an element of the sorted array a: bool (or into a uint8 out)."""
+    call = _Call((a, v, out), stream)
+    if out is None:
+        out = _like(call, v, "bool")
+    _prism.binary_search(call(a), call(v), call(out), sorted_queries, impl, call.stream)
+    call.done()
+    return out

@@ -15,6 +15,7 @@
 #include <prism/version.hpp>
 
 namespace prism::python {
+void bind_search(nb::module_& m);  // python/src/search.cpp
 namespace {
 
 // An event recorded on `stream` (on `device`): the Python layer keeps arrays used by work on a
@@ -87,4 +88,5 @@ NB_MODULE(_prism, m) {
   py::bind_sort(m);
   py::bind_histogram(m);
   py::bind_merge(m);
+  py::bind_search(m);
 }
