@@ -38,7 +38,7 @@ benchmark::internal::Benchmark* latency_row(benchmark::internal::Benchmark* b) {
 }
 
 struct arrays {
-  device_buffer<float> a{std::size_t(n)}, b{std::size_t(n)}, out{std::size_t(n)}, result{1};
+  device_buffer<float> a(std::size_t(n)), b(std::size_t(n)), out(std::size_t(n)), result(1);
   arrays() {
     generate(a.view(), {0, 0.5, 1.5});
     generate(b.view(), {1, -2, 2});
