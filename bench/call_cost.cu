@@ -38,8 +38,8 @@ benchmark::internal::Benchmark* latency_row(benchmark::internal::Benchmark* b) {
 }
 
 struct arrays {
-  device_buffer<float> a(std::size_t(n)), b(std::size_t(n)), out(std::size_t(n)), result(1);
-  arrays() {
+  device_buffer<float> a, b, out, result;
+  arrays() : a(std::size_t(n)), b(std::size_t(n)), out(std::size_t(n)), result(1) {
     generate(a.view(), {0, 0.5, 1.5});
     generate(b.view(), {1, -2, 2});
   }
