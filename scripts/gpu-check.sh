@@ -5,11 +5,11 @@
 # build     configure and build everything for this machine's GPU (all cores). A GPU machine
 #           without a network needs the pinned CCCL's wheel in .deps/ (README, Requirements):
 #           configure once where there is a network, and bring .deps/ along with the tree
-# test      every test of every test binary (the cpu ones too: some of them need a GPU to make the
-#           device memory they refuse, and skip on CI): the ordinary ones of all
+# test      every test of every test binary: the GPU ones of all
 #           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
-#           it hung in, with its threads' stacks), the huge ones (past 2^32 elements, tens of GB)
-#           one binary at a time (3 x PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out);
+#           it hung in, with its threads' stacks), then the cpu ones one binary at a time (some of
+#           them need a GPU to make the device memory they refuse, and skip on CI), the huge ones
+#           (past 2^32 elements, tens of GB) one binary at a time (3 x PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
@@ -92,7 +92,7 @@ stage_test() {
   # tests past 2^32 elements, one binary after another beside all the rest, get three times that.
   local limit=${PRISM_TEST_TIMEOUT:-300}
   for binary in "$build"/test/test_*; do
-    run_limited "$limit" "$out/test-${binary##*/}.log" "$binary" --gtest_filter="-*Huge*" &
+    run_limited "$limit" "$out/test-${binary##*/}.log" "$binary" --gtest_filter="$gpu_tests:-*Huge*" &
     pids+=($!)
   done
   # PRISM_TEST_HUGE=0 leaves them out (to be run on their own, e.g. on another GPU).
@@ -112,6 +112,12 @@ stage_test() {
    done; echo "PASSED  ] every example") >"$out/test-examples.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  # The cpu tests, one binary at a time after the rest: with a GPU here, those that make device
+  # memory to refuse it run too (on CI they skip). Beside the GPU tests, every binary's OpenMP
+  # threads on every core would slow each other many times over.
+  for binary in "$build"/test/test_*; do
+    run_limited "$limit" "$out/test-cpu-${binary##*/}.log" "$binary" --gtest_filter="-$gpu_tests:*Huge*" || failed=1
+  done
   # One process per GPU: the MPI test binary under mpirun, with 1 process and with every GPU.
   if [ -x "$build/test/test_distributed_mpi" ] && command -v mpirun >/dev/null; then
     local gpus; gpus=$(nvidia-smi -L | wc -l)

@@ -519,10 +519,13 @@ struct lower_bound_float {
   // The sorted array where the queries are (on their GPU: another GPU's memory is refused by name).
   static void run(const prism::execution_policy& policy, prism::span<const float> q, prism::span<std::int64_t> out) {
     const prism::placement p = prism::placement_of(q.data());
-    if (p.where == prism::residence::device) {
-      prism::lower_bound(policy, device_sorted().at(static_cast<std::size_t>(p.device))->view(), q, out);
-    } else {
+    const bool host = p.where == prism::residence::host || p.where == prism::residence::pinned_host;
+    if (host || policy.implementation() == impl::cpu) {
       prism::lower_bound(policy, host_sorted(), q, out);
+    } else {  // device memory, or managed memory for a GPU implementation
+      int device = p.device;
+      if (p.where == prism::residence::managed) check_cuda(cudaGetDevice(&device));
+      prism::lower_bound(policy, device_sorted().at(static_cast<std::size_t>(device))->view(), q, out);
     }
   }
   static std::vector<double> reference(const std::vector<float>& in) {
