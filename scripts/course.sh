@@ -58,6 +58,9 @@ for language in en zh; do
 done
 cp -r docs/api/html docs/site/api
 cp docs/course/site-index.html docs/site/index.html
+# The icon a browser asks the site's root for (the API reference's pages name none): a PNG.
+"$venv/bin/python" -c 'import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+fig = plt.figure(figsize=(0.32, 0.32), dpi=100); fig.patch.set_facecolor("#004b6b"); fig.savefig("docs/site/favicon.ico", format="png")'
 echo "course: docs/site/index.html (English: docs/site/en/index.html, 中文: docs/site/zh/index.html)" \
   "in $((SECONDS - start)) s"
 

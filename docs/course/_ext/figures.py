@@ -263,7 +263,13 @@ FIGURES = {"add_bandwidth": add_bandwidth, "roofline": roofline, "latency": late
 
 
 def draw(directory):
-    """Every picture into directory/NAME.png."""
+    """Every picture into directory/NAME.png, unless every one is newer than the rows and this code."""
+    sources = [os.path.join(benchdata.DEFAULT_DIR, f) for f in os.listdir(benchdata.DEFAULT_DIR)]
+    sources += [os.path.abspath(__file__), os.path.abspath(benchdata.__file__)]
+    newest = max(os.path.getmtime(f) for f in sources)
+    pictures = [os.path.join(directory, f"{name}.png") for name in FIGURES]
+    if all(os.path.exists(p) and os.path.getmtime(p) > newest for p in pictures):
+        return
     plt = _plt()
     os.makedirs(directory, exist_ok=True)
     for name, function in FIGURES.items():

@@ -8,11 +8,19 @@
   scripts/docs.sh and copied beside the two languages as api/).
 - The pictures (figures.py) are drawn from the same rows into <srcdir>/_figures before reading.
 - Every page gets a link to the same page in the other language and to the API reference.
+- The Chinese search works: Sphinx's Chinese search language names a stemmer (ChineseStemmer) that
+  the JavaScript it ships does not define, which breaks search.html with a console error; the
+  Latin words of Chinese pages are stemmed in English, so the class below names that stemmer.
+  Chinese words are split by jieba (docs/course/requirements.txt).
 """
+import logging as python_logging
 import os
 
 from docutils import nodes
 from sphinx.util import logging
+
+import sphinx.search
+from sphinx.search.zh import SearchChinese
 
 import benchdata
 import figures
@@ -77,7 +85,20 @@ def on_html_page_context(app, pagename, templatename, context, doctree):
     context["course_home_url"] = f"{up}index.html"
 
 
+try:  # jieba announces its dictionary on stderr at every build
+    import jieba
+
+    jieba.setLogLevel(python_logging.WARNING)
+except ImportError:
+    pass
+
+
+class ChineseSearch(SearchChinese):
+    language_name = "English"  # the stemmer Sphinx's Chinese search ships: english-stemmer.js
+
+
 def setup(app):
+    sphinx.search.languages["zh"] = ChineseSearch
     app.connect("config-inited", on_config_inited)
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_html_page_context)
