@@ -15,6 +15,7 @@
 """
 import logging as python_logging
 import os
+import re
 
 from docutils import nodes
 from sphinx.util import logging
@@ -38,6 +39,18 @@ def on_config_inited(app, config):
     # The Chinese tree gets Sphinx's Chinese labels (搜索, 下一页, ...) without a -D on the command line.
     if course_language(app) == "zh":
         config.language = "zh_CN"
+
+
+# A line break inside a paragraph is a space to HTML, and browsers show it between two Chinese
+# characters too; the Chinese sources are wrapped like the English ones, so the breaks between two
+# CJK characters (or CJK punctuation) are taken out before parsing.
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+CJK_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
+
+
+def on_source_read(app, docname, source):
+    if course_language(app) == "zh":
+        source[0] = CJK_BREAK.sub("", source[0])
 
 
 def on_builder_inited(app):
@@ -102,6 +115,7 @@ def setup(app):
     app.connect("config-inited", on_config_inited)
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_html_page_context)
+    app.connect("source-read", on_source_read)
     app.add_role("bench", bench_role)
     app.add_role("api", api_role)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
