@@ -95,8 +95,7 @@ def build_native(build_dir, native, gpu, log):
              "# a user's project builds against prism.",
              "cmake_minimum_required(VERSION 3.25)",
              f"project(prism_course_blocks LANGUAGES {languages})",
-             "set(CMAKE_CXX_STANDARD 20)", "set(CMAKE_CXX_STANDARD_REQUIRED ON)",
-             "set(CMAKE_CUDA_STANDARD 20)", "set(CMAKE_CUDA_STANDARD_REQUIRED ON)",
+             "# prism::prism asks for C++20 itself (cxx_std_20, and -std=c++20 on nvcc's lines).",
              "find_package(prism CONFIG REQUIRED)"]
     targets = {}
     for name, path, _, _ in native:

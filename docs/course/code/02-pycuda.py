@@ -31,5 +31,5 @@ blocks = (n + threads - 1) // threads
 vector_add(a_gpu, b_gpu, c_gpu, np.int32(n), block=(threads, 1, 1), grid=(blocks, 1))
 
 drv.memcpy_dtoh(c, c_gpu)
-print(c[:5], c[-1])
+print(c[:5], c[-1].item())
 print(np.array_equal(c, a + b))

@@ -3,9 +3,9 @@
 import torch
 import prism_primitives as prism
 
-x = torch.ones(1 << 26, device="cuda")  # sums of ones are exact in every implementation's order
-x[12345678] = 2
-result = torch.empty((), device="cuda")
+x = torch.ones(1 << 20, device="cuda")  # sums of small integers are exact in any order
+x[123456] = 2
+result = torch.empty(1, device="cuda")
 for impl in ("thrust", "raw", "cub", "automatic"):
     total = prism.sum(x, impl=impl)  # a 0-d tensor on the device: nothing waits
     prism.sum(x, out=result, impl=impl)  # into your one-element array: nothing waits either

@@ -21,7 +21,7 @@ int main() {
   prism::add(prism::par.on(stream), x, x, y);     // y = 2
   prism::sum(prism::par.on(stream), y, total);    // total = 2n, into device memory
   prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::printf("on a stream: %g\n", total.to_host()[0]);
+  std::printf("on a stream: %.0f\n", total.to_host()[0]);
 
   // A CUDA graph: capture the two calls once, replay them.
   cudaGraph_t graph;
@@ -33,7 +33,7 @@ int main() {
   prism::check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
   for (int replay = 0; replay < 3; ++replay) prism::check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
   prism::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::printf("after three replays: %g\n", total.to_host()[0]);
+  std::printf("after three replays: %.0f\n", total.to_host()[0]);
   prism::check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
   prism::check(cudaGraphDestroy(graph), "cudaGraphDestroy");
   prism::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
@@ -49,6 +49,6 @@ int main() {
   }
   for (auto& thread : threads) thread.join();
   std::printf("eight threads:");
-  for (float s : sums) std::printf(" %g", s);
+  for (float s : sums) std::printf(" %.0f", s);
   std::printf("\n");
 }
