@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # needs: gpu, pycuda
 import numpy as np
-import pycuda.autoinit  # noqa: F401  (creates a context on the first GPU)
+import pycuda.autoinit  # creates a context on the first GPU
 import pycuda.driver as drv
 from pycuda.compiler import SourceModule
 
