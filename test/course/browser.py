@@ -61,6 +61,7 @@ def serve(site):
 
 
 def browser(chromium, driver):
+    os.environ.setdefault("SE_OFFLINE", "true")  # the browser and its driver are given: fetch nothing
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
