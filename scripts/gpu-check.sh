@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The GPU check, on a machine with a GPU:
-#   scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]   (no stage: all of them)
+#   scripts/gpu-check.sh OUTDIR [build] [test] [course] [sanitize] [bench]   (no stage: all of them)
 # build     configure and build everything for this machine's GPU (all cores). A GPU machine
 #           without a network needs the pinned CCCL's wheel in .deps/ (README, Requirements):
 #           configure once where there is a network, and bring .deps/ along with the tree
@@ -12,6 +12,9 @@
 #           (past 2^32 elements, tens of GB) one binary at a time (3 x PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
+# course    every program of the course (docs/course/code), the GPU ones included, built against
+#           the build and compared with the output its page shows (test/course/blocks.py; Python
+#           programs with the python3 that imports prism_primitives, skipped where none does)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
@@ -45,14 +48,18 @@
 # several runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [sanitize] [bench]}
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [course] [sanitize] [bench]}
 shift
-stages=${*:-build test sanitize bench}
+stages=${*:-build test course sanitize bench}
 mkdir -p "$out"
 build=${PRISM_BUILD_DIR:-build-gpu}
 
 stage_build() {
   cmake --preset gpu && cmake --build --preset gpu -j "$(nproc)"
+}
+
+stage_course() {
+  python3 test/course/blocks.py --build "$build" --gpu yes
 }
 
 # The tests that need a GPU, by name (test/CMakeLists.txt splits CTest's entries the same way).
