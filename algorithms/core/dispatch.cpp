@@ -5,10 +5,12 @@
 #include <prism/error.hpp>
 
 #include <cuda.h>
+#include <omp.h>
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -224,4 +226,33 @@ int multiprocessor_count() {
 }
 }  // namespace detail
 
+namespace detail {
+
+// Measured on the machines of docs/benchmarks/dispatch.md: below this many bytes moved, one thread
+// is faster than OpenMP's team (prism.add of float32 crosses over near 2^15 elements, 384 KiB).
+constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{256} << 10;
+
+std::size_t cpu_serial_below_bytes() noexcept {
+  static const std::size_t bytes = [] {
+    const char* chosen = std::getenv("PRISM_CPU_SERIAL_BELOW");
+    if (chosen == nullptr || *chosen == '\0') return measured_cpu_serial_below_bytes;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(chosen, &end, 10);
+    return end != chosen && *end == '\0' ? static_cast<std::size_t>(value) : measured_cpu_serial_below_bytes;
+  }();
+  return bytes;
+}
+
+cpu_threads::cpu_threads(std::size_t bytes_moved) noexcept {
+  if (bytes_moved >= cpu_serial_below_bytes()) return;
+  previous_ = omp_get_max_threads();
+  if (previous_ > 1) omp_set_num_threads(1);
+  else previous_ = 0;
+}
+
+cpu_threads::~cpu_threads() {
+  if (previous_ > 0) omp_set_num_threads(previous_);
+}
+
+}  // namespace detail
 }  // namespace prism

@@ -54,11 +54,6 @@ RuntimeError with CUDA's message, and GPU arrays in a process without a usable G
 RuntimeError naming the array's device. The GIL is released while prism runs: other threads run
 meanwhile, and several threads may call prism at once.
 """
-import operator as _operator
-import platform as _platform
-import sys as _sys
-import threading as _threading
-
 import numpy as _np
 
 from . import _prism
@@ -80,8 +75,10 @@ __all__ = [
     "compact", "partition", "unique", "unique_by_key", "run_length_encode", "reduce_by_key",
     # sorting and histograms
     "sort", "sort_by_key", "argsort", "histogram",
+    # your own kernels, compiled at run time
+    "ElementwiseKernel", "ReductionKernel", "ScanKernel", "InclusiveScanKernel", "ExclusiveScanKernel",
     # the rest
-    "gpu_available", "held", "IMPLEMENTATIONS",
+    "Array", "gpu_available", "held", "IMPLEMENTATIONS",
 ]
 
 
@@ -91,241 +88,24 @@ def gpu_available():
 
 
 # ---- arrays: what kind, where, and how to hand them over -----------------------------------------
+# One call is one _prism.Call (python/src/calls.cpp): it finds the kinds of the arrays, the first
+# GPU array's device and the producer's current stream (torch's, CuPy's, the stream a CUDA array
+# interface names, else the legacy default stream), or checks stream= (a bool or another object is
+# a TypeError; a handle that cannot be a stream, a ValueError); call(x) hands x to the compiled
+# layer in the cheapest form its kind allows; call.like(x) and call.empty(shape, dtype) allocate
+# results; call.done() keeps the arrays of a call on a foreign stream alive until it has passed.
 
 _TORCH, _CUPY, _NUMPY, _OTHER = "torch", "cupy", "numpy", "other"
-_kinds = {}  # type -> kind
-
-
-def _kind(x):
-    kind = _kinds.get(type(x))
-    if kind is None:
-        module = type(x).__module__
-        kind = (_TORCH if module.startswith("torch") else _CUPY if module.startswith("cupy")
-                else _NUMPY if isinstance(x, _np.ndarray) else _OTHER)
-        _kinds[type(x)] = kind
-    return kind
-
-
-def _gpu_device(x, kind):
-    """The CUDA device of x, or -1 for host memory."""
-    if kind == _NUMPY:
-        return -1
-    if kind == _TORCH:
-        return x.get_device() if x.is_cuda else -1
-    if kind == _CUPY:
-        return x.device.id
-    where = getattr(x, "__dlpack_device__", None)
-    if where is None:
-        return -1
-    try:
-        device_type, device_id = where()
-        device_type, device_id = _operator.index(device_type), _operator.index(device_id)
-    except Exception as error:
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack_device__() gave no (device type, device id) "
-                         f"pair of integers ({type(error).__name__}: {error})") from error
-    return device_id if device_type in (2, 13) else -1  # CUDA, CUDA managed
-
-
-def _export(x, stream):
-    """x's DLPack capsule from x.__dlpack__(stream=stream); the producer's refusal, or anything but
-    a capsule, is a ValueError."""
-    dlpack = getattr(x, "__dlpack__", None)
-    if dlpack is None:
-        raise ValueError(f"prism: a {type(x).__name__} on a GPU without __dlpack__")
-    try:
-        capsule = dlpack(stream=stream)
-    except Exception as error:
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack__(stream={stream}) failed "
-                         f"({type(error).__name__}: {error})") from error
-    if type(capsule).__name__ != "PyCapsule":
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack__() returned a {type(capsule).__name__}, "
-                         f"not a DLPack capsule")
-    return capsule
-
-
-class _Torch:
-    """What prism uses of PyTorch, looked up once torch is in use."""
-    module = None
-    raw_stream = None
-    to_dlpack = None
-
-    @classmethod
-    def load(cls):
-        if cls.module is None:
-            torch = _sys.modules["torch"]
-            cls.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
-                (lambda device: torch.cuda.current_stream(device).cuda_stream)
-            cls.to_dlpack = cls._working(torch, getattr(torch._C, "_to_dlpack", None))
-            cls.module = torch
-        return cls
-
-    @staticmethod
-    def _working(torch, export):
-        """torch's C export of a DLPack capsule, if it takes a tensor alone without a warning."""
-        import warnings
-        if export is None:
-            return None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                export(torch.empty(1))
-            return export
-        except Exception:  # another signature, or deprecated: __dlpack__ serves
-            return None
-
-
-def _producer_stream(kind, device):
-    """The handle of the producer's current stream on `device` (0: the legacy default stream)."""
-    if kind == _TORCH:
-        return _Torch.load().raw_stream(device)
-    if kind == _CUPY:
-        cupy = _sys.modules["cupy"]
-        try:
-            return cupy.cuda.get_current_stream(device).ptr
-        except TypeError:  # a CuPy whose get_current_stream takes no device
-            with cupy.cuda.Device(device):
-                return cupy.cuda.get_current_stream().ptr
-    return 0  # another DLPack producer: the legacy default stream, as DLPack's stream=None means
-
-
-# Where Linux maps a process's memory unless asked for more: from 64 KiB (vm.mmap_min_addr) to
-# 2^47 on x86-64, 2^48 on arm64 (Grace); elsewhere up to 2^57, past any 64-bit address space.
-_LOWEST_ADDRESS = 1 << 16
-_USER_SPACE = {"x86_64": 1 << 47, "amd64": 1 << 47, "aarch64": 1 << 48, "arm64": 1 << 48}.get(
-    _platform.machine().lower(), 1 << 57)
-
-
-def _stream_handle(stream):
-    """An integer stream handle from an int, a torch.cuda.Stream, a cupy Stream or __cuda_stream__,
-    refused where it cannot be a stream (whether an address is a live stream cannot be told)."""
-    if isinstance(stream, bool):
-        raise TypeError("prism: stream must be an int handle or a stream object, not a bool")
-    if isinstance(stream, int):
-        handle = stream
-    else:
-        handle = None
-        protocol = getattr(stream, "__cuda_stream__", None)
-        if protocol is not None:
-            try:
-                handle = _operator.index(protocol()[1])
-            except Exception as error:
-                raise TypeError(f"prism: the stream's __cuda_stream__() gave no (version, handle) pair "
-                                f"({type(error).__name__}: {error})") from error
-        else:
-            for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
-                value = getattr(stream, attribute, None)
-                if isinstance(value, int) and not isinstance(value, bool):
-                    handle = value
-                    break
-        if handle is None:
-            raise TypeError(f"prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or "
-                            f"have __cuda_stream__, not {type(stream).__name__}")
-    # 0 the legacy default stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread; any other handle is
-    # the address of a CUDA stream object, in user space.
-    if handle < 0 or (handle > 2 and not _LOWEST_ADDRESS <= handle < _USER_SPACE):
-        raise ValueError(f"prism: stream {handle} is not a CUDA stream handle (0, 1, 2 or the address of a "
-                         f"stream: a torch.cuda.Stream's cuda_stream, a cupy Stream's ptr)")
-    return handle
-
-
-# Calls on a stream other than their producer's, and the arrays they keep alive: [(event, arrays)].
-_held = []
-_held_lock = _threading.Lock()
-
-
-def _release_passed():
-    with _held_lock:
-        _held[:] = [(e, arrays) for e, arrays in _held if not _prism.event_passed(e)]
+_Call = _prism.Call
+Array = _prism.Array
+# Where Linux maps a process's memory (2^47 on x86-64, 2^48 on arm64): stream handles lie below.
+_USER_SPACE = _prism.user_space
 
 
 def held():
     """How many calls on an explicit stream still keep their arrays alive (their stream has not
     passed them yet)."""
-    _release_passed()
-    return len(_held)
-
-
-class _Call:
-    """One call: where it runs (the first GPU array's device, else the host), on which stream, and
-    the arrays handed to the compiled layer."""
-    __slots__ = ("kind", "like", "device", "stream", "dlpack_stream", "foreign", "arrays")
-
-    def __init__(self, arrays, stream):
-        self.kind, self.like, self.device = _NUMPY, None, -1
-        for x in arrays:
-            if x is None:
-                continue
-            kind = _kind(x)
-            if self.like is None:
-                self.kind, self.like = kind, x
-            device = _gpu_device(x, kind)
-            if device >= 0:
-                self.kind, self.like, self.device = kind, x, device
-                break
-        if self.device >= 0:
-            producer = _producer_stream(self.kind, self.device)
-            self.stream = producer if stream is None else _stream_handle(stream)
-            self.foreign = self.stream != producer
-        else:
-            self.stream = 0 if stream is None else _stream_handle(stream)
-            self.foreign = False
-        # DLPack says 1 for the legacy default stream (0 is not allowed).
-        self.dlpack_stream = 1 if self.stream == 0 else self.stream
-        self.arrays = [] if self.foreign else None
-
-    def __call__(self, x):
-        """x as the compiled layer takes it: host arrays as they are (the buffer protocol, or
-        __dlpack__() called there), GPU arrays through __dlpack__(stream=...)."""
-        if x is None:
-            return None
-        if self.arrays is not None:
-            self.arrays.append(x)
-        kind = _kind(x)
-        if kind == _NUMPY:
-            return x
-        if kind == _TORCH and (x.is_neg() or x.is_conj()):
-            # DLPack has no such bits: the capsule would hand over the stored, unresolved values.
-            raise ValueError("prism: a torch tensor with its negative or conjugate bit set would be read "
-                             "as stored, not as it reads: call .resolve_neg() / .resolve_conj() first "
-                             "(prism never copies)")
-        if _gpu_device(x, kind) < 0:
-            return x
-        if kind == _TORCH and not self.foreign and _Torch.to_dlpack is not None:
-            # On torch's current stream __dlpack__ has nothing to order: the C export is the same
-            # capsule, without the Python-level checks.
-            return _Torch.to_dlpack(x)
-        return _export(x, self.dlpack_stream)
-
-    def done(self):
-        """After the call: keep the arrays of a call on a foreign stream until the stream passes."""
-        if self.foreign and self.arrays:
-            _release_passed()
-            event = _prism.record_event(self.device, self.stream)
-            with _held_lock:
-                _held.append((event, self.arrays))
-
-    # ---- results, allocated as the first input's kind of array ----
-
-    def empty(self, shape, dtype):
-        kind, like = self.kind, self.like
-        if kind == _TORCH:
-            torch = _Torch.load().module
-            return torch.empty(shape, dtype=_torch_dtype(torch, dtype), device=like.device)
-        if kind == _CUPY:
-            cupy = _sys.modules["cupy"]
-            with like.device:
-                return cupy.empty(shape, dtype=_numpy_dtype(dtype))
-        if self.device >= 0:
-            raise ValueError(f"prism: pass out=: results are allocated for NumPy, PyTorch and CuPy "
-                             f"arrays, not for a {type(like).__name__}")
-        return _np.empty(shape, dtype=_numpy_dtype(dtype))
-
-
-def _torch_dtype(torch, name):
-    dtype = getattr(torch, name, None)
-    if dtype is None:
-        raise ValueError(f"prism: PyTorch has no {name}")
-    return dtype
+    return _prism.held()
 
 
 def _numpy_dtype(name):
@@ -347,24 +127,11 @@ def _dtype_name(dtype):
 
 def _describe(x):
     """shape and dtype name of an array, for results like it."""
-    kind = _kind(x)
-    if kind in (_NUMPY, _CUPY):
-        return x.shape, x.dtype.name
-    if kind == _TORCH:
-        return tuple(x.shape), str(x.dtype)[len("torch."):]
-    # Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
-    # shape is read, so its producer is asked for no synchronization (stream -1).
-    return _prism.describe(x if _gpu_device(x, kind) < 0 else _export(x, -1))
+    return _prism.describe_like(x)
 
 
 def _like(call, x, dtype=None, flat=False):
-    shape, name = _describe(x)
-    if flat:
-        size = 1
-        for extent in shape:
-            size *= extent
-        shape = (size,)
-    return call.empty(shape, dtype or name)
+    return call.like(x, dtype, flat)
 
 
 def _flat(x):
@@ -569,7 +336,7 @@ def _reduce(op, x, out, impl, stream, result_type, shape=()):
     returned = out is None
     if returned:  # the result's type, read before x is handed over (a capsule is used once)
         name = result_type(_describe(x)[1])
-        if call.kind in (_TORCH, _CUPY):
+        if call.returns_array:
             # As torch.sum does: a 0-d array of the input's kind, written without waiting.
             out, returned = call.empty(shape, name), False
     value = _prism.reduce(op, call(x), call(out), impl, call.stream)
@@ -652,7 +419,7 @@ def dot(a, b, out=None, *, impl="automatic", stream=None):
     returned = out is None
     if returned:
         name = _sum_type(_describe(a)[1])
-        if call.kind in (_TORCH, _CUPY):
+        if call.returns_array:
             out, returned = call.empty((), name), False
     value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
     call.done()
@@ -671,7 +438,7 @@ def count_if(x, compare, value, out=None, *, impl="automatic", stream=None):
     NumPy input, a 0-d int64 array for PyTorch and CuPy input and into out (nothing waits)."""
     compare = _COMPARISONS.get(compare, compare)
     call = _Call((x, out), stream)
-    if out is None and call.kind in (_TORCH, _CUPY):
+    if out is None and call.returns_array:
         out = call.empty((), "int64")
     value = _prism.count_if(call(x), compare, value, call(out), impl, call.stream)
     call.done()
@@ -905,3 +672,9 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
         _prism.histogram(call(samples), call(out), lo, hi, impl, call.stream)
     call.done()
     return out
+
+
+# ---- your own kernels ---------------------------------------------------------------------------
+
+from .kernels import (ElementwiseKernel, ExclusiveScanKernel, InclusiveScanKernel,  # noqa: E402
+                      ReductionKernel, ScanKernel)
