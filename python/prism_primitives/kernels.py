@@ -91,7 +91,7 @@ class _Parameter:
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
-_RESERVED = {"i", "n", "p", "k", "value", "combine", "apply", "element", "vector", "finish", "write", "map",
+_RESERVED = {"i", "value", "combine", "apply", "element", "vector", "finish", "write", "map",
              "map_element", "map_vector", "prism", "std"}
 
 
@@ -317,8 +317,8 @@ class ElementwiseKernel(_Kernel):
                                  f"prism::detail::load_vector<V>({p.name} + i);")
                 else:
                     lines.append(f"    prism::detail::vector_of<{p.ctype}, V> prism_v_{p.name};")
-            call = ", ".join(f"prism_v_{p.name}.element[k]" for p in arrays)
-            lines += ["#pragma unroll", f"    for (int k = 0; k < V; ++k) apply(i + k, {call});"]
+            call = ", ".join(f"prism_v_{p.name}.element[prism_k]" for p in arrays)
+            lines += ["#pragma unroll", f"    for (int prism_k = 0; prism_k < V; ++prism_k) apply(i + prism_k, {call});"]
             for p in arrays:
                 if p.output:
                     lines.append(f"    prism::detail::store_vector<V>({p.name} + i, prism_v_{p.name});")
@@ -327,7 +327,7 @@ class ElementwiseKernel(_Kernel):
         else:
             lines += ["  __device__ void element(std::size_t i) const {", f"    {self.code};", "  }",
                       "  template <int V> __device__ void vector(std::size_t i) const {",
-                      "    for (int k = 0; k < V; ++k) element(i + k);", "  }"]
+                      "    for (int prism_k = 0; prism_k < V; ++prism_k) element(i + prism_k);", "  }"]
         lines += ["};",
                   "extern \"C\" __global__ void __launch_bounds__(256) prism_elementwise_raw_naive(prism_args p, "
                   "std::size_t n) {",
@@ -475,15 +475,15 @@ class ReductionKernel(_Kernel):
                       "  template <int V> __device__ void map_vector(std::size_t i, value (&prism_out)[V]) const {"]
             for p in arrays:
                 lines.append(f"    const auto prism_v_{p.name} = prism::detail::load_vector<V>({p.name} + i);")
-            args = "".join(f", prism_v_{p.name}.element[k]" for p in arrays)
-            lines += ["#pragma unroll", f"    for (int k = 0; k < V; ++k) prism_out[k] = map(i + k{args});", "  }",
+            args = "".join(f", prism_v_{p.name}.element[prism_k]" for p in arrays)
+            lines += ["#pragma unroll", f"    for (int prism_k = 0; prism_k < V; ++prism_k) prism_out[prism_k] = map(i + prism_k{args});", "  }",
                       "  __device__ value map_element(std::size_t i) const { return map(i"
                       + "".join(f", {p.name}[i]" for p in arrays) + "); }"]
         else:
             lines += ["  __device__ value map_element(std::size_t i) const {",
                       f"    return static_cast<value>({self.map_expr});", "  }",
                       "  template <int V> __device__ void map_vector(std::size_t i, value (&prism_out)[V]) const {",
-                      "    for (int k = 0; k < V; ++k) prism_out[k] = map_element(i + k);", "  }"]
+                      "    for (int prism_k = 0; prism_k < V; ++prism_k) prism_out[prism_k] = map_element(i + prism_k);", "  }"]
         lines += ["  __device__ static value combine(const value& a, const value& b) {",
                   f"    return static_cast<value>({self.reduce_expr});", "  }",
                   "  __device__ void finish(const prism::rtc::maybe<value>& total) const {",

@@ -474,23 +474,26 @@ element element_from_typestr(const array& a, nb::handle value) {
       refuse(a, "has CUDA array interface typestr " + quoted + " (a byte order, a kind and a size: '<f4', '|u1', ...)");
     bytes = bytes * 10 + (c - '0');
   }
+  const char kind = t[1];
+  std::optional<element> e;
+  if (kind == 'b' && bytes == 1) e = element::boolean;
+  else if (kind == 'u' && bytes == 1) e = element::u8;
+  else if (kind == 'f' && bytes == 2) e = element::f16;
+  else if (kind == 'f' && bytes == 4) e = element::f32;
+  else if (kind == 'f' && bytes == 8) e = element::f64;
+  else if (kind == 'i' && bytes == 4) e = element::i32;
+  else if (kind == 'i' && bytes == 8) e = element::i64;
+  else if (kind == 'u' && bytes == 4) e = element::u32;
+  else if (kind == 'u' && bytes == 8) e = element::u64;
+  if (!e)
+    refuse(a, "has CUDA array interface typestr " + quoted + ", an element type prism does not support (float16, "
+              "float32, float64, int32, int64, uint32, uint64, uint8, bool)");
   constexpr bool little = std::endian::native == std::endian::little;
   const char order = t[0];
   if (bytes > 1 && (order == '|' || (order == '<' && !little) || (order == '>' && little)))
     refuse(a, "has CUDA array interface typestr " + quoted + ", whose byte order is not this machine's (prism reads "
               "elements as they are)");
-  const char kind = t[1];
-  if (kind == 'b' && bytes == 1) return element::boolean;
-  if (kind == 'u' && bytes == 1) return element::u8;
-  if (kind == 'f' && bytes == 2) return element::f16;
-  if (kind == 'f' && bytes == 4) return element::f32;
-  if (kind == 'f' && bytes == 8) return element::f64;
-  if (kind == 'i' && bytes == 4) return element::i32;
-  if (kind == 'i' && bytes == 8) return element::i64;
-  if (kind == 'u' && bytes == 4) return element::u32;
-  if (kind == 'u' && bytes == 8) return element::u64;
-  refuse(a, "has CUDA array interface typestr " + quoted + ", an element type prism does not support (float16, "
-            "float32, float64, int32, int64, uint32, uint64, uint8, bool)");
+  return *e;
 }
 
 // A stream field's value: present (an int naming a stream) or not (None, or absent).
@@ -787,11 +790,11 @@ void read(array& a, nb::handle object, bool output, bool consume, std::vector<st
     return;
   }
   if (PyObject_CheckBuffer(object.ptr())) return read_buffer(a, object, output, shape);
-  if (PyObject_HasAttrString(object.ptr(), "__dlpack__")) {
+  if (has_protocol(object, "__dlpack__")) {
     nb::object capsule = export_with_stream(a, object, nullptr);
     return read_capsule(a, capsule, output, true, shape);
   }
-  if (PyObject_HasAttrString(object.ptr(), "__cuda_array_interface__"))
+  if (has_protocol(object, "__cuda_array_interface__"))
     return read_cai(a, object, kind_of(object), output, nullptr, shape, consume);
   refuse(a, std::string("is not an array (an object that speaks DLPack, the CUDA array interface or the buffer "
                         "protocol: NumPy, PyTorch, CuPy, JAX, Numba, PyCUDA, ...), but a ") +
@@ -814,23 +817,15 @@ cai_summary summarize_cai(nb::handle object, array_kind kind) {
   cai_summary s;
   array probe;
   probe.role = "the array";
-  try {
-    nb::object d = interface_of(probe, object, kind);
-    PyObject* data = PyDict_GetItemString(d.ptr(), "data");
-    if (data != nullptr && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && prism::gpu_available()) {
-      const unsigned long long address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
-      if (PyErr_Occurred()) PyErr_Clear();
-      cudaPointerAttributes attributes{};
-      if (address != 0 && address != static_cast<unsigned long long>(-1) &&
-          cudaPointerGetAttributes(&attributes, reinterpret_cast<const void*>(address)) == cudaSuccess &&
-          attributes.device >= 0)
-        s.device = attributes.device;
-      (void)cudaGetLastError();
-    }
-    if (const auto stream = cai_stream(probe, d)) s.stream = *stream;
-  } catch (const nb::python_error&) {
-    // A malformed interface: take() refuses it with the reason.
-  } catch (const std::invalid_argument&) {
+  nb::object d = interface_of(probe, object, kind);
+  // Every field checked here, before the call allocates anything on the array's behalf.
+  read_cai_dictionary(probe, d, false, nullptr, false, nullptr);
+  if (const auto stream = cai_stream(probe, d)) s.stream = *stream;
+  if (probe.data != nullptr && prism::gpu_available()) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, probe.data) == cudaSuccess && attributes.device >= 0)
+      s.device = attributes.device;
+    (void)cudaGetLastError();
   }
   return s;
 }

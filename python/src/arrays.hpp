@@ -164,6 +164,8 @@ prism::span<R> count_span(const array& a) {
 enum class array_kind : std::uint8_t { numpy, torch, cupy, jax, numba, pycuda, prism, cai, dlpack, buffer, other };
 const char* name(array_kind k) noexcept;
 array_kind kind_of(nb::handle object);
+// Whether object has the attribute (a protocol's): on its type (a property that raises counts) or itself.
+bool has_protocol(nb::handle object, const char* attribute);
 
 // An argument as the call hands it to take(): the object and the call's stream, so that the read
 // can order the producer's work before the call's (DLPack's stream=, the CUDA array interface's
@@ -196,7 +198,7 @@ void order_after(int device, std::uintptr_t producer, std::uintptr_t consumer, c
 
 // What the call needs of an array with the CUDA array interface before it is read: its device
 // (from the data pointer; 0 without a usable GPU) and the stream its producer names (none: 0).
-// Malformed interfaces give device 0 and no stream here: take() refuses them with the reason.
+// Every field is checked here (std::invalid_argument), before the call allocates a result.
 struct cai_summary {
   int device = 0;
   std::uintptr_t stream = 0;

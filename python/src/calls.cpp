@@ -57,6 +57,19 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+}  // namespace
+
+bool has_protocol(nb::handle object, const char* attribute) {
+  // The type's attribute first: a property that raises is still the protocol (its failure is the
+  // producer's, reported as such), then the object's own.
+  if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(object.ptr())), attribute)) return true;
+  const bool found = PyObject_HasAttrString(object.ptr(), attribute);
+  PyErr_Clear();
+  return found;
+}
+
+namespace {
+
 // The kind of a type, from its module; the protocols decide for types of no known library.
 array_kind kind_of_type(PyTypeObject* type, nb::handle object) {
   if (nb::isinstance<device_array>(object)) return array_kind::prism;
@@ -76,8 +89,8 @@ array_kind kind_of_type(PyTypeObject* type, nb::handle object) {
   if (starts_with(m, "numpy") && buffer) return array_kind::numpy;
   if (buffer) return array_kind::buffer;
   // Not cached by type below: an object of no library may speak a protocol its type does not.
-  if (PyObject_HasAttrString(object.ptr(), "__dlpack__")) return array_kind::dlpack;
-  if (PyObject_HasAttrString(object.ptr(), "__cuda_array_interface__")) return array_kind::cai;
+  if (has_protocol(object, "__dlpack__")) return array_kind::dlpack;
+  if (has_protocol(object, "__cuda_array_interface__")) return array_kind::cai;
   return array_kind::other;
 }
 
@@ -587,8 +600,8 @@ class call {
     array where;  // the device the result goes to, refused with its name if this process cannot reach it
     where.device_type = 2;
     where.device_id = device_;
-    where.role = "the array";
-    device_scope scope("prism", {&where});
+    where.role = "the result";
+    device_scope scope("allocate", {&where});
     device_array result;
     result.type = element_named(dtype_name);
     result.shape = shape;

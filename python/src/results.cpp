@@ -317,6 +317,42 @@ void bind_results(nb::module_& m) {
            "dl_device"_a = nb::none(), "copy"_a = nb::none())
       .def("__dlpack_device__", [](const device_array& a) { return nb::make_tuple(int(dlpack::cuda), a.device); })
       .def_prop_ro("__cuda_array_interface__", &array_interface)
+      .def(
+          "reshape",
+          [](const device_array& a, nb::args shape) {
+            nb::handle given = shape.size() == 1 && !PyLong_Check(shape[0].ptr()) ? shape[0] : nb::handle(shape);
+            std::vector<std::int64_t> extents;
+            std::int64_t known = 1, unknown = -1, k = 0;
+            for (nb::handle e : given) {
+              const auto v = nb::cast<std::int64_t>(e);
+              if (v == -1 && unknown < 0) unknown = k;
+              else if (v < 0) throw std::invalid_argument("prism.Array.reshape: negative extent");
+              else known *= v;
+              extents.push_back(v);
+              ++k;
+            }
+            const auto size = static_cast<std::int64_t>(a.size());
+            if (unknown >= 0) extents[unknown] = known == 0 ? 0 : size / known;
+            std::int64_t total = 1;
+            for (std::int64_t e : extents) total *= e;
+            if (total != size) throw std::invalid_argument("prism.Array.reshape: the new shape has another size");
+            device_array view = a;
+            view.shape = extents;
+            return view;
+          },
+          "A view of the same elements in another shape (C order).")
+      .def(
+          "__getitem__",
+          [](const device_array& a, nb::slice s) {
+            if (a.shape.size() != 1) throw nb::index_error("prism.Array: slices of 1-d arrays only");
+            const auto [start, stop, step, length] = s.compute(static_cast<std::size_t>(a.shape[0]));
+            if (step != 1) throw nb::index_error("prism.Array: contiguous slices only (step 1)");
+            device_array view = a;
+            view.offset += static_cast<std::size_t>(start) * element_bytes(a.type);
+            view.shape = {static_cast<std::int64_t>(length)};
+            return view;
+          },
+          "A contiguous 1-d slice, sharing the memory.")
       .def("get", &array_to_host, "A NumPy copy, once the array's stream has written it.")
       .def(
           "__array__",

@@ -47,13 +47,14 @@ struct device_array {
   element type = element::f32;
   int device = 0;
   std::uintptr_t stream = 0;
+  std::size_t offset = 0;  // bytes into memory: a view's first element
 
   std::size_t size() const noexcept {
     std::size_t n = 1;
     for (std::int64_t e : shape) n *= static_cast<std::size_t>(e);
     return n;
   }
-  void* data() const noexcept { return memory ? memory->data : nullptr; }
+  void* data() const noexcept { return memory ? static_cast<char*>(memory->data) + offset : nullptr; }
 };
 
 // A DLPack capsule ("dltensor", or "dltensor_versioned" when `versioned`) over the array's memory;
