@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""prism from Python: the compiled library's algorithms on NumPy, PyTorch and CuPy arrays.
+"""prism from Python: the compiled library's algorithms on the arrays of NumPy and of every CUDA
+library of Python (PyTorch, CuPy, JAX, Numba, PyCUDA, ...), and your own kernels.
 
     import numpy as np, prism_primitives as prism
     a, b = np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)
@@ -7,46 +8,61 @@
     prism.sum(a)                         # 6.0
     prism.add(ta, tb, out=tc)            # torch CUDA tensors: the GPU, on torch's current stream
     prism.sum(x, impl="cub", stream=s)   # a chosen implementation, on a chosen stream
+    add = prism.ElementwiseKernel("float *a, float *b, float *c", "c[i] = a[i] + b[i]")  # your own
 
 Arrays. Every argument is used where it lives, without a copy: NumPy arrays (and anything with the
 buffer protocol: ctypes arrays, array.array, bytes and bytearray as uint8) on the host, where
-`automatic` runs the `cpu` implementation; PyTorch and CuPy arrays (and anything that speaks
-DLPack) on their CUDA device, where it runs the fastest GPU one. Arrays must be C-contiguous, of
-the element type the operation asks for, in the machine's byte order and at an address that is a
-multiple of their element size; nothing is converted: a non-contiguous or misaligned array, an
-output of the wrong type or a read-only output is a ValueError. Every field that DLPack or the
-buffer protocol gives is checked before it is used (a shape whose byte size does not fit in 63
-bits, negative extents, an unknown type or device are ValueErrors too). PyTorch tensors whose
-negative or conjugate bit is set (torch._neg_view, conj()) are refused: call .resolve_neg() /
-.resolve_conj() first. Shapes do not broadcast: an element-wise call sees its arrays as flat runs
-of the same length.
+`automatic` runs the `cpu` implementation (on one thread below a measured size, where starting
+OpenMP's team would cost more than the work); GPU arrays on their CUDA device, where it runs the
+fastest GPU implementation: PyTorch's, CuPy's and JAX's through DLPack, Numba's and PyCUDA's
+through the CUDA array interface (__cuda_array_interface__, versions 0 to 3), and any other
+object that speaks either (PyCUDA in the device's primary context: pycuda.autoprimaryctx, the
+one CUDA's runtime libraries share). Arrays must be C-contiguous, of the element type the
+operation asks for, in the machine's byte order and at an address that is a multiple of their
+element size; nothing is converted: a non-contiguous or misaligned array, an output of the wrong
+type or a read-only output is a ValueError. Every field that DLPack, the CUDA array interface or
+the buffer protocol gives is checked before it is used (a shape whose byte size does not fit in
+63 bits, negative extents, an unknown type or device, a mask, a stream 0 are ValueErrors too).
+PyTorch tensors whose negative or conjugate bit is set (torch._neg_view, conj()) are refused:
+call .resolve_neg() / .resolve_conj() first. JAX arrays are immutable: never an output. Shapes do
+not broadcast: an element-wise call sees its arrays as flat runs of the same length.
 
 Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
-allocated as the first input's kind of array: torch in, torch out (on its device); CuPy in, CuPy
-out; otherwise NumPy. Reductions without `out` return a NumPy scalar for NumPy input (the call
-waits) and a 0-d array for PyTorch and CuPy input (nothing waits, as torch.sum does); with `out`
-(a one-element array) nothing waits. The result types are prism's: the sum of int32 is int64,
-the mean of integers float64, an index or a count int64.
+allocated like the first input: on the host a NumPy array (a torch tensor for torch's host
+tensors); on a GPU prism's own memory, stream-ordered on the call's stream from prism's pool on
+that device (no other library is needed to allocate), handed back as the input's kind of array
+(torch, CuPy, JAX, Numba, PyCUDA: their zero-copy imports of it) or, for an object of no known
+library, as a prism_primitives.Array, which exports both DLPack and the CUDA array interface
+(numpy.asarray(r) or r.get() copies it to the host). Results for JAX are finished before the call
+returns (JAX takes an array as it is when it imports it). Reductions without `out` return a
+NumPy scalar for NumPy input (the call waits) and a 0-d array for GPU input (nothing waits, as
+torch.sum does); with `out` (a one-element array) nothing waits. The result types are prism's: the
+sum of int32 is int64, the mean of integers float64, an index or a count int64.
 
-Streams. By default a call on GPU arrays runs on the producer's current stream
-(torch.cuda.current_stream(), cupy.cuda.get_current_stream()) of the array's device; each array
-is handed over with `__dlpack__(stream=...)`, so the producer orders its pending work on the array
-before prism's. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or anything with
-__cuda_stream__) runs it elsewhere: every array is still handed over through __dlpack__ with that
-stream, so the new stream waits for the producer's pending writes; the results are ready in the
-order of that stream (make your stream wait for it before you read them elsewhere, as with any
-side stream). A handle that cannot be a stream is refused: a bool is a TypeError; a negative one,
-one at or past 2^47 (2^48 on arm64: not a user-space address) and one below 65536 other than 0
-(the legacy default stream), 1 (cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A
-handle that looks like an address but is not a live stream cannot be checked: passing one is
-undefined behaviour, as in CUDA itself.
+Streams. By default a call on GPU arrays runs on the producer's current stream: torch's and
+CuPy's current stream of the array's device, the stream a CUDA array interface names (its
+`stream` field), else the legacy default stream. Each array is handed over so that its producer's
+pending work on it comes first: `__dlpack__(stream=...)`, or, for the CUDA array interface, the
+call's stream made to wait for the stream the interface names (an event recorded there), as the
+protocol says a consumer must. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or
+anything with __cuda_stream__) runs it elsewhere: the same hand-over makes the new stream wait for
+the producers' pending writes; the results are ready in the order of that stream (make your
+stream wait for it before you read them elsewhere, as with any side stream). A handle that cannot
+be a stream is refused: a bool is a TypeError; a negative one, one at or past 2^47 (2^48 on arm64:
+not a user-space address) and one below 65536 other than 0 (the legacy default stream), 1
+(cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A handle that looks like an address
+but is not a live stream cannot be checked: passing one is undefined behaviour, as in CUDA itself.
 
 Memory freed while prism's work is queued. On the producer's current stream (the default) there
-is nothing to do: PyTorch's and CuPy's caching allocators hand freed memory out again only to work
-ordered after it on that same stream. On another stream they would not know of prism's work, so
-prism keeps every array of such a call alive until that stream has passed an event recorded
-after the call (checked, never waited for, at later calls; `held()` says how many calls are
-still held).
+is nothing to do: PyTorch's and CuPy's caching allocators, and prism's own pool, hand freed memory
+out again only to work ordered after it on that same stream. On another stream they would not
+know of prism's work, so prism keeps every array of such a call alive until that stream has passed
+an event recorded after the call (checked, never waited for, at later calls; `held()` says how
+many calls are still held). A result of prism's own is freed on the stream it was allocated on.
+
+Your own kernels: ElementwiseKernel, ReductionKernel and ScanKernel (prism_primitives.kernels
+says how) compile a C expression at run time into prism's kernels, in raw (vector loads) and
+raw_naive (one thread per element); kernel.compare(*arrays) times every implementation.
 
 impl: "automatic" (default), "cpu", "thrust", "raw_naive", "raw", "cub", as the C++ API
 (prism::impl). Errors: bad input is a ValueError (nothing is changed), a CUDA failure a
@@ -108,11 +124,17 @@ def held():
     return _prism.held()
 
 
+_NUMPY_DTYPES = {}
+
+
 def _numpy_dtype(name):
-    try:
-        return _np.dtype(name)
-    except TypeError:
-        raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
+    dtype = _NUMPY_DTYPES.get(name)
+    if dtype is None:
+        try:
+            dtype = _NUMPY_DTYPES[name] = _np.dtype(name)
+        except TypeError:
+            raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
+    return dtype
 
 
 def _dtype_name(dtype):

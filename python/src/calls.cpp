@@ -250,8 +250,20 @@ struct libraries {
   }
 };
 
+// The interned Python string of an attribute name (a literal): looked up by its address, so that
+// an attribute on the call path costs no decoding or hashing of the name.
+PyObject* interned(const char* attribute) {
+  static std::vector<std::pair<const char*, PyObject*>>* names = new std::vector<std::pair<const char*, PyObject*>>();
+  for (const auto& [literal, name] : *names)
+    if (literal == attribute) return name;
+  PyObject* name = PyUnicode_InternFromString(attribute);
+  if (name == nullptr) nb::raise_python_error();
+  names->emplace_back(attribute, name);  // kept for the process's life
+  return name;
+}
+
 nb::object call_attr(nb::handle object, const char* attribute) {
-  nb::object v = nb::steal(PyObject_GetAttrString(object.ptr(), attribute));
+  nb::object v = nb::steal(PyObject_GetAttr(object.ptr(), interned(attribute)));
   if (!v.is_valid()) nb::raise_python_error();
   return v;
 }
@@ -652,8 +664,8 @@ class call {
 // The shape and dtype name of an array, for results like it (Python's _describe).
 nb::tuple describe_like(nb::handle x) {
   const array_kind k = kind_of(x);
-  auto [shape, type] = shape_and_dtype(x, k, gpu_device(x, k));
-  return nb::make_tuple(as_tuple(shape), type);
+  auto [shape, type] = shape_and_dtype(x, k, k == array_kind::dlpack ? gpu_device(x, k) : -1);
+  return nb::make_tuple(as_tuple(shape), nb::str(type.c_str(), type.size()));
 }
 
 }  // namespace
