@@ -519,7 +519,7 @@ class ReductionKernel(_Kernel):
         partial = (2 * size + 3) // 4 * 4  # staged<maybe<value>>
         self.program(source).reduce(raw and self.element_wise, width, [call(v) for _, v in arrays],
                                     [f"{p.name}:{p.dtype}" for p, _ in arrays], [p.itemsize for p, _ in arrays],
-                                    call(out), slots, partial, call.stream)
+                                    call(out), self.out.dtype, slots, partial, call.stream)
         call.done()
         return out
 

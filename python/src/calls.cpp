@@ -13,6 +13,7 @@
 #include "results.hpp"
 
 #include <prism/buffer.hpp>
+#include <prism/dispatch.hpp>
 #include <prism/error.hpp>
 
 #include <nanobind/stl/string.h>
@@ -673,6 +674,8 @@ nb::tuple describe_like(nb::handle x) {
 void bind_calls(nb::module_& m) {
   using namespace nb::literals;
   m.attr("user_space") = nb::int_(user_space_end);
+  m.def("cpu_serial_below_bytes", &prism::detail::cpu_serial_below_bytes,
+        "Below this many bytes moved the cpu implementation runs on the calling thread alone.");
   m.def("held", &held, "How many calls on an explicit stream still keep their arrays alive.");
   m.def("stream_handle", [](nb::handle s) { return stream_handle(s); }, "stream"_a);
   m.def("kind", [](nb::handle x) { return name(kind_of(x)); }, "array"_a);

@@ -7,6 +7,7 @@
 
 #include "dlpack.hpp"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <array>

@@ -267,11 +267,14 @@ class program {
   // A reduction of `arguments` (inputs of n elements) into result[0] (after the inputs in the
   // parameter struct); partial_bytes: one block's staged partial.
   void reduce(bool raw, int V, nb::list arguments, const std::vector<std::string>& names,
-              const std::vector<int>& item_bytes, nb::handle result_, nb::bytes scalars, std::size_t partial_bytes,
-              std::uintptr_t stream) {
+              const std::vector<int>& item_bytes, nb::handle result_, const std::string& result_type,
+              nb::bytes scalars, std::size_t partial_bytes, std::uintptr_t stream) {
     std::vector<bool> outputs(nb::len(arguments), false);
     launch_arrays l = take_all(name_.c_str(), arguments, outputs, names);
     const array result = take(result_, "out", true);
+    if (result.type != element_named(result_type))
+      throw std::invalid_argument("prism." + name_ + ": out is " + name(result.type) + ", but the kernel's result is " +
+                                  result_type + " (arrays are not converted)");
     if (result.size != 1)
       throw std::invalid_argument("prism." + name_ + ": out must have one element, it has " + std::to_string(result.size));
     if (!result.on_gpu()) throw std::invalid_argument("prism." + name_ + ": out is host memory; pass a GPU array");
@@ -435,7 +438,7 @@ void bind_runtime_kernels(nb::module_& m) {
       .def("elementwise", &program::elementwise, "raw"_a, "vector"_a, "arguments"_a, "outputs"_a, "names"_a,
            "item_bytes"_a, "scalars"_a, "stream"_a)
       .def("reduce", &program::reduce, "raw"_a, "vector"_a, "arguments"_a, "names"_a, "item_bytes"_a, "result"_a,
-           "scalars"_a, "partial_bytes"_a, "stream"_a)
+           "result_type"_a, "scalars"_a, "partial_bytes"_a, "stream"_a)
       .def("scan", &program::scan, "raw"_a, "items"_a, "arguments"_a, "names"_a, "scalars"_a, "total_bytes"_a,
            "stream"_a)
       .def("has", &program::has, "kernel"_a);
