@@ -281,7 +281,6 @@ struct offered_list {
   static std::span<const impl> list() noexcept { return {table.data(), count}; }
 };
 
-// The checks (prepare()), with the implementations the callables offer and the family's table.
 // The bytes a call moves: what it says, or its arrays' bytes.
 inline std::size_t bytes_of(const operation_call& call) {
   std::size_t bytes = call.bytes_moved;
@@ -292,6 +291,7 @@ inline std::size_t bytes_of(const operation_call& call) {
   return bytes;
 }
 
+// The checks (prepare()), with the implementations the callables offer and the family's table.
 template <class Impls>
 impl prepare_call(const operation_call& call, const array_ref* result = nullptr) {
   const family offered{offered_list<Impls>::list(), call.offered.automatic};
