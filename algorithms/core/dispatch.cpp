@@ -228,9 +228,12 @@ int multiprocessor_count() {
 
 namespace detail {
 
-// Measured on the machines of docs/benchmarks/dispatch.md: below this many bytes moved, one thread
-// is faster than OpenMP's team (prism.add of float32 crosses over near 2^15 elements, 384 KiB).
-constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{256} << 10;
+// Below this many bytes moved one thread is faster than OpenMP's team: prism.add of float32 at 2^16
+// elements (768 KiB) took 18 us on one thread against 30 us on the team of a 2-core machine, at
+// 2^18 (3 MiB) 160 against 50 us; sum ties near 1 MiB (bench/python_calls.py; docs/benchmarks/
+// dispatch.md, "cpu: serial below"). More cores wake a larger team: a machine's own crossover is
+// what bench/python_calls.py prints, and PRISM_CPU_SERIAL_BELOW sets it.
+constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{1} << 20;
 
 std::size_t cpu_serial_below_bytes() noexcept {
   static const std::size_t bytes = [] {
