@@ -17,6 +17,9 @@ beside the reductions. What each peer runs is what a user of that library would 
   unique  torch.unique_consecutive(x)             (no CuPy equivalent)       (runs of 4)
 (beside the scan suite; the selections allocate their output and wait for its size, as these
 libraries' users must).
+cuda.compute (the cuda-cccl package: CUB's algorithms from Python) is the third peer, for every
+row it has an algorithm for: add, axpby, exp, sum, inclusive_scan, compact, sort, argsort and the
+histograms (cccl_operations says how each is called).
 and histogram_uniform, histogram_one_bin, histogram_normal (float, 256 bins over [0, 1), the
 samples' bytes read once) beside the histogram suite:
           torch.histc(x, 256, 0, 1, out=h)        cupy.histogram(x, 256, (0, 1))
@@ -67,6 +70,14 @@ SIZES = [1 << p for p in range(10, 29, 2)]
 ROUNDS = 20
 SPIN_US = 200
 ALPHA, BETA = 2.0, -1.0
+
+
+def _distribution_version(peer):
+    try:
+        from importlib.metadata import version
+        return version({"cuda.compute": "cuda-cccl"}.get(peer, peer))
+    except Exception:  # not installed as a distribution
+        return "unknown"
 
 
 def percentile(values, q):
@@ -333,6 +344,156 @@ def cupy_operations(cupy, arrays):
         [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
 
 
+def cccl_arrays(cc):
+    """cuda.compute works on any array with the CUDA array interface: torch's where torch is here,
+    else CuPy's (the same arrays as that peer's rows)."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return {"torch": torch, **torch_arrays(torch)}
+    except ImportError:
+        pass
+    import cupy
+    return {"cupy": cupy, **cupy_arrays(cupy)}
+
+
+def cccl_operations(cc, arrays):
+    """cuda.compute (NVIDIA's cuda-cccl package: CUB's device algorithms from Python), for every
+    operation of the rows it has: add (binary_transform, OpKind.PLUS), axpby and exp (transforms of
+    a Python function, compiled by Numba), sum (reduce_into), inclusive_scan, compact (select),
+    sort (radix_sort), argsort (radix_sort of (key, index) pairs) and the histograms
+    (histogram_even). Each is the reusable object (make_*) with its temporary storage allocated
+    once, as a program that calls it repeatedly does: what is timed is the algorithm. A row whose
+    object cannot be made (no Numba for a Python function) is skipped with a message."""
+    import math
+    import numpy as np
+    lib = arrays.get("torch") or arrays.get("cupy")
+    torch_here = "torch" in arrays
+    largest = SIZES[-1]
+
+    def empty(count, dtype):
+        if torch_here:
+            return lib.empty(count, dtype=getattr(lib, dtype), device="cuda")
+        return lib.empty(count, dtype=dtype)
+
+    def temp(nbytes):
+        return empty(max(int(nbytes), 1), "uint8")
+
+    def views(type_name, n):
+        return [a[:n] for a in arrays[type_name]]
+
+    def reusable(make, call):
+        """make() -> the object; call(obj, temp_storage) runs it: sized once, then timed."""
+        obj = make()
+        storage = temp(call(obj, None) or 0)
+        return lambda: call(obj, storage)
+
+    def add(n):
+        x, y, z = views("float", n)
+        adder = cc.make_binary_transform(d_in1=x, d_in2=y, d_out=z, op=cc.OpKind.PLUS)
+        return lambda: adder(d_in1=x, d_in2=y, d_out=z, op=cc.OpKind.PLUS, num_items=n)
+
+    def axpby_op(a, b):
+        return ALPHA * a + BETA * b
+
+    def axpby(n):
+        x, y, z = views("float", n)
+        f = cc.make_binary_transform(d_in1=x, d_in2=y, d_out=z, op=axpby_op)
+        return lambda: f(d_in1=x, d_in2=y, d_out=z, op=axpby_op, num_items=n)
+
+    def exp_op(a):
+        return math.exp(a)
+
+    def exp(n):
+        x, _, z = views("float", n)
+        f = cc.make_unary_transform(d_in=x, d_out=z, op=exp_op)
+        return lambda: f(d_in=x, d_out=z, op=exp_op, num_items=n)
+
+    scalar = empty(1, "float32")
+    zero = np.zeros(1, np.float32)
+
+    def sum_(n):
+        x = views("float", n)[0]
+        return reusable(lambda: cc.make_reduce_into(d_in=x, d_out=scalar, op=cc.OpKind.PLUS, h_init=zero),
+                        lambda obj, t: obj(temp_storage=t, d_in=x, d_out=scalar, num_items=n, op=cc.OpKind.PLUS,
+                                           h_init=zero))
+
+    def cumsum(n):
+        x, _, z = views("float", n)
+        return reusable(lambda: cc.make_inclusive_scan(d_in=x, d_out=z, op=cc.OpKind.PLUS),
+                        lambda obj, t: obj(temp_storage=t, d_in=x, d_out=z, op=cc.OpKind.PLUS, init_value=None,
+                                           num_items=n))
+
+    selected = empty(1, "int64")
+
+    def positive(a):
+        return a > 1.0  # the inputs are in [0.5, 1.5): about half selected
+
+    def compact(n):
+        x, _, z = views("float", n)
+        return reusable(lambda: cc.make_select(d_in=x, d_out=z, d_num_selected_out=selected, cond=positive),
+                        lambda obj, t: obj(temp_storage=t, d_in=x, d_out=z, d_num_selected_out=selected,
+                                           cond=positive, num_items=n))
+
+    keys_in = arrays["float"][0] * 2 - 2
+    keys_out = empty(largest, "float32")
+    positions_in = lib.arange(largest, device="cuda") if torch_here else lib.arange(largest)
+    positions_out = empty(largest, "int64")
+
+    def sort(n):
+        k, o = keys_in[:n], keys_out[:n]
+        return reusable(lambda: cc.make_radix_sort(d_in_keys=k, d_out_keys=o, d_in_values=None, d_out_values=None,
+                                                   order=cc.SortOrder.ASCENDING),
+                        lambda obj, t: obj(temp_storage=t, d_in_keys=k, d_out_keys=o, d_in_values=None,
+                                           d_out_values=None, num_items=n))
+
+    def argsort(n):
+        k, o, v, w = keys_in[:n], keys_out[:n], positions_in[:n], positions_out[:n]
+        return reusable(lambda: cc.make_radix_sort(d_in_keys=k, d_out_keys=o, d_in_values=v, d_out_values=w,
+                                                   order=cc.SortOrder.ASCENDING),
+                        lambda obj, t: obj(temp_storage=t, d_in_keys=k, d_out_keys=o, d_in_values=v,
+                                           d_out_values=w, num_items=n))
+
+    uniform = arrays["float"][0] - 0.5
+    samples = {"uniform": uniform, "one_bin": uniform * 0 + 0.3,
+               "normal": (lib.randn(largest, device="cuda") if torch_here else
+                          lib.random.standard_normal(largest, dtype=lib.float32)) * 0.1 + 0.5}
+    counts = empty(256, "int32")
+    levels, lower, upper = np.array([257], np.int32), np.array([0.0], np.float32), np.array([1.0], np.float32)
+
+    def histogram(shape):
+        def make(n):
+            x = samples[shape][:n]
+            return reusable(lambda: cc.make_histogram_even(d_samples=x, d_histogram=counts, h_num_output_levels=levels,
+                                                           h_lower_level=lower, h_upper_level=upper, num_samples=n),
+                            lambda obj, t: obj(temp_storage=t, d_samples=x, d_histogram=counts,
+                                               h_num_output_levels=levels, h_lower_level=lower, h_upper_level=upper,
+                                               num_samples=n))
+        return make
+
+    def guarded(name, make):
+        """make(n), or None (with one message) where cuda.compute cannot make the object."""
+        failed = []
+
+        def attempt(n):
+            if failed:
+                return None
+            try:
+                return make(n)
+            except Exception as error:  # no Numba for a Python function, an unsupported type
+                failed.append(error)
+                print(f"cuda.compute {name} skipped: {type(error).__name__}: {error}", file=sys.stderr)
+                return None
+        return attempt
+
+    rows = [("add", "float", 8, 4, add), ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
+            ("sum", "float", 4, 0, sum_), ("inclusive_scan", "float", 4, 4, cumsum),
+            ("compact", "float", 4, 2, compact), ("sort", "float", 16, 16, sort),
+            ("argsort", "float", 32, 32, argsort)] + \
+        [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
+    return [(op, t, r, w, guarded(op, make)) for op, t, r, w, make in rows]
+
+
 def histogram_samples(uniform, normal):
     """The histogram suite's three shapes of float samples from uniform [0, 1) and standard normal
     ones: as they are, all 0.3 (one bin), and mean 0.5 with standard deviation 0.1."""
@@ -518,9 +679,10 @@ def main():
                "python": platform.python_version(), "skipped": [], "rounds": ROUNDS, "spin_us": SPIN_US}
     modules, operations, arrays = {}, [], {}
     for peer, make_arrays, make in (("torch", torch_arrays, torch_operations),
-                                    ("cupy", cupy_arrays, cupy_operations)):
+                                    ("cupy", cupy_arrays, cupy_operations),
+                                    ("cuda.compute", cccl_arrays, cccl_operations)):
         try:
-            module = __import__(peer)
+            module = __import__(peer, fromlist=["_"])
             if peer == "torch" and not module.cuda.is_available():
                 raise RuntimeError("torch sees no CUDA device")
             if peer == "cupy" and module.cuda.runtime.getDeviceCount() == 0:
@@ -528,7 +690,7 @@ def main():
             arrays[peer] = make_arrays(module)
             operations += [(peer, *op) for op in make(module, arrays[peer])]
             modules[peer] = module
-            context[f"{peer}_version"] = getattr(module, "__version__", "unknown")
+            context[f"{peer}_version"] = getattr(module, "__version__", None) or _distribution_version(peer)
         except Exception as error:  # ImportError, no device, or a CUDA failure: skip this peer
             message = f"{peer} skipped: {type(error).__name__}: {error}"
             print(message, file=sys.stderr)
@@ -567,6 +729,8 @@ def main():
                     if pattern and not pattern.search(name + "/"):
                         continue
                     run = make(n)
+                    if run is None:  # a peer that cannot run this row (said once, on stderr)
+                        continue
                     for _ in range(3):
                         run()  # warm-up
                     batch.append((name, read * n, written * n, run, cache == "cold", [], []))

@@ -5,10 +5,12 @@
 #include <prism/error.hpp>
 
 #include <cuda.h>
+#include <omp.h>
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -229,4 +231,36 @@ int multiprocessor_count() {
 }
 }  // namespace detail
 
+namespace detail {
+
+// Below this many bytes moved one thread is faster than OpenMP's team: prism.add of float32 at 2^16
+// elements (768 KiB) took 18 us on one thread against 30 us on the team of a 2-core machine, at
+// 2^18 (3 MiB) 160 against 50 us; sum ties near 1 MiB (bench/python_calls.py; docs/benchmarks/
+// dispatch.md, "cpu: serial below"). More cores wake a larger team: a machine's own crossover is
+// what bench/python_calls.py prints, and PRISM_CPU_SERIAL_BELOW sets it.
+constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{1} << 20;
+
+std::size_t cpu_serial_below_bytes() noexcept {
+  static const std::size_t bytes = [] {
+    const char* chosen = std::getenv("PRISM_CPU_SERIAL_BELOW");
+    if (chosen == nullptr || *chosen == '\0') return measured_cpu_serial_below_bytes;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(chosen, &end, 10);
+    return end != chosen && *end == '\0' ? static_cast<std::size_t>(value) : measured_cpu_serial_below_bytes;
+  }();
+  return bytes;
+}
+
+cpu_threads::cpu_threads(std::size_t bytes_moved) noexcept {
+  if (bytes_moved >= cpu_serial_below_bytes()) return;
+  previous_ = omp_get_max_threads();
+  if (previous_ > 1) omp_set_num_threads(1);
+  else previous_ = 0;
+}
+
+cpu_threads::~cpu_threads() {
+  if (previous_ > 0) omp_set_num_threads(previous_);
+}
+
+}  // namespace detail
 }  // namespace prism

@@ -281,16 +281,21 @@ struct offered_list {
   static std::span<const impl> list() noexcept { return {table.data(), count}; }
 };
 
-// The checks (prepare()), with the implementations the callables offer and the family's table.
-template <class Impls>
-impl prepare_call(const operation_call& call, const array_ref* result = nullptr) {
-  const family offered{offered_list<Impls>::list(), call.offered.automatic};
+// The bytes a call moves: what it says, or its arrays' bytes.
+inline std::size_t bytes_of(const operation_call& call) {
   std::size_t bytes = call.bytes_moved;
   if (bytes == ~std::size_t{0}) {
     bytes = 0;
     for (const array_ref& a : call.arrays) bytes += a.bytes;
   }
-  return prepare(call.algorithm, offered, call.policy, call.arrays, bytes, result);
+  return bytes;
+}
+
+// The checks (prepare()), with the implementations the callables offer and the family's table.
+template <class Impls>
+impl prepare_call(const operation_call& call, const array_ref* result = nullptr) {
+  const family offered{offered_list<Impls>::list(), call.offered.automatic};
+  return prepare(call.algorithm, offered, call.policy, call.arrays, bytes_of(call), result);
 }
 
 // Runs one operation without a result: the checks, the empty-input rule, one implementation, its
@@ -299,6 +304,7 @@ template <class... F, class Impls>
 void dispatch(const operation_call& call, const Impls& impls) {
   const impl which = prepare_call<Impls>(call);
   if (call.n == 0) return;
+  const cpu_threads team(which == impl::cpu ? bytes_of(call) : ~std::size_t{0});
   translate_errors(call.algorithm, [&] { run_implementation<void, F...>(which, call.algorithm, call.policy, impls); });
 }
 
@@ -314,6 +320,7 @@ R dispatch(const operation_call& call, const result_to<R>& result, const Impls& 
   const impl which = prepare_call<Impls>(call, returned ? nullptr : &destination);
   const cudaStream_t stream = call.policy.stream();
   const bool on_gpu = which != impl::cpu;
+  const cpu_threads team(on_gpu ? ~std::size_t{0} : bytes_of(call));
   if (on_gpu && (returned || (which == impl::thrust && result.thrust_waits))) {
     require_not_capturing(stream, call.algorithm);
   }

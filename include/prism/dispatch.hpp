@@ -115,6 +115,23 @@ inline impl prepare(const char* algorithm, const family& offered, const executio
 }
 
 namespace detail {
+// The cpu implementation's threads for one call: the calling thread alone when the call moves
+// fewer than cpu_serial_below_bytes() bytes (waking OpenMP's team then costs more than the work:
+// docs/benchmarks/dispatch.md, "cpu: serial below"), OpenMP's team otherwise. The thread's own
+// setting (omp_set_num_threads) is restored when it goes.
+class cpu_threads {
+ public:
+  explicit cpu_threads(std::size_t bytes_moved) noexcept;
+  ~cpu_threads();
+  cpu_threads(const cpu_threads&) = delete;
+  cpu_threads& operator=(const cpu_threads&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+// The threshold: the measured default, or PRISM_CPU_SERIAL_BELOW (bytes) when set.
+std::size_t cpu_serial_below_bytes() noexcept;
+
 // The number of CUDA devices this process sees, asked once (0 without a driver or a device).
 int device_count();
 // The number of multiprocessors of the current device (cached per device): what a grid that fills

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""prism from Python: the compiled library's algorithms on NumPy, PyTorch and CuPy arrays.
+"""prism from Python: the compiled library's algorithms on the arrays of NumPy and of every CUDA
+library of Python (PyTorch, CuPy, JAX, Numba, PyCUDA, ...), and your own kernels.
 
     import numpy as np, prism_primitives as prism
     a, b = np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)
@@ -7,46 +8,61 @@
     prism.sum(a)                         # 6.0
     prism.add(ta, tb, out=tc)            # torch CUDA tensors: the GPU, on torch's current stream
     prism.sum(x, impl="cub", stream=s)   # a chosen implementation, on a chosen stream
+    add = prism.ElementwiseKernel("float *a, float *b, float *c", "c[i] = a[i] + b[i]")  # your own
 
 Arrays. Every argument is used where it lives, without a copy: NumPy arrays (and anything with the
 buffer protocol: ctypes arrays, array.array, bytes and bytearray as uint8) on the host, where
-`automatic` runs the `cpu` implementation; PyTorch and CuPy arrays (and anything that speaks
-DLPack) on their CUDA device, where it runs the fastest GPU one. Arrays must be C-contiguous, of
-the element type the operation asks for, in the machine's byte order and at an address that is a
-multiple of their element size; nothing is converted: a non-contiguous or misaligned array, an
-output of the wrong type or a read-only output is a ValueError. Every field that DLPack or the
-buffer protocol gives is checked before it is used (a shape whose byte size does not fit in 63
-bits, negative extents, an unknown type or device are ValueErrors too). PyTorch tensors whose
-negative or conjugate bit is set (torch._neg_view, conj()) are refused: call .resolve_neg() /
-.resolve_conj() first. Shapes do not broadcast: an element-wise call sees its arrays as flat runs
-of the same length.
+`automatic` runs the `cpu` implementation (on one thread below a measured size, where starting
+OpenMP's team would cost more than the work); GPU arrays on their CUDA device, where it runs the
+fastest GPU implementation: PyTorch's, CuPy's and JAX's through DLPack, Numba's and PyCUDA's
+through the CUDA array interface (__cuda_array_interface__, versions 0 to 3), and any other
+object that speaks either (PyCUDA in the device's primary context: pycuda.autoprimaryctx, the
+one CUDA's runtime libraries share). Arrays must be C-contiguous, of the element type the
+operation asks for, in the machine's byte order and at an address that is a multiple of their
+element size; nothing is converted: a non-contiguous or misaligned array, an output of the wrong
+type or a read-only output is a ValueError. Every field that DLPack, the CUDA array interface or
+the buffer protocol gives is checked before it is used (a shape whose byte size does not fit in
+63 bits, negative extents, an unknown type or device, a mask, a stream 0 are ValueErrors too).
+PyTorch tensors whose negative or conjugate bit is set (torch._neg_view, conj()) are refused:
+call .resolve_neg() / .resolve_conj() first. JAX arrays are immutable: never an output. Shapes do
+not broadcast: an element-wise call sees its arrays as flat runs of the same length.
 
 Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
-allocated as the first input's kind of array: torch in, torch out (on its device); CuPy in, CuPy
-out; otherwise NumPy. Reductions without `out` return a NumPy scalar for NumPy input (the call
-waits) and a 0-d array for PyTorch and CuPy input (nothing waits, as torch.sum does); with `out`
-(a one-element array) nothing waits. The result types are prism's: the sum of int32 is int64,
-the mean of integers float64, an index or a count int64.
+allocated like the first input: on the host a NumPy array (a torch tensor for torch's host
+tensors); on a GPU prism's own memory, stream-ordered on the call's stream from prism's pool on
+that device (no other library is needed to allocate), handed back as the input's kind of array
+(torch, CuPy, JAX, Numba, PyCUDA: their zero-copy imports of it) or, for an object of no known
+library, as a prism_primitives.Array, which exports both DLPack and the CUDA array interface
+(numpy.asarray(r) or r.get() copies it to the host). Results for JAX are finished before the call
+returns (JAX takes an array as it is when it imports it). Reductions without `out` return a
+NumPy scalar for NumPy input (the call waits) and a 0-d array for GPU input (nothing waits, as
+torch.sum does); with `out` (a one-element array) nothing waits. The result types are prism's: the
+sum of int32 is int64, the mean of integers float64, an index or a count int64.
 
-Streams. By default a call on GPU arrays runs on the producer's current stream
-(torch.cuda.current_stream(), cupy.cuda.get_current_stream()) of the array's device; each array
-is handed over with `__dlpack__(stream=...)`, so the producer orders its pending work on the array
-before prism's. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or anything with
-__cuda_stream__) runs it elsewhere: every array is still handed over through __dlpack__ with that
-stream, so the new stream waits for the producer's pending writes; the results are ready in the
-order of that stream (make your stream wait for it before you read them elsewhere, as with any
-side stream). A handle that cannot be a stream is refused: a bool is a TypeError; a negative one,
-one at or past 2^47 (2^48 on arm64: not a user-space address) and one below 65536 other than 0
-(the legacy default stream), 1 (cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A
-handle that looks like an address but is not a live stream cannot be checked: passing one is
-undefined behaviour, as in CUDA itself.
+Streams. By default a call on GPU arrays runs on the producer's current stream: torch's and
+CuPy's current stream of the array's device, the stream a CUDA array interface names (its
+`stream` field), else the legacy default stream. Each array is handed over so that its producer's
+pending work on it comes first: `__dlpack__(stream=...)`, or, for the CUDA array interface, the
+call's stream made to wait for the stream the interface names (an event recorded there), as the
+protocol says a consumer must. `stream=` (an int handle, a torch.cuda.Stream, a cupy Stream, or
+anything with __cuda_stream__) runs it elsewhere: the same hand-over makes the new stream wait for
+the producers' pending writes; the results are ready in the order of that stream (make your
+stream wait for it before you read them elsewhere, as with any side stream). A handle that cannot
+be a stream is refused: a bool is a TypeError; a negative one, one at or past 2^47 (2^48 on arm64:
+not a user-space address) and one below 65536 other than 0 (the legacy default stream), 1
+(cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A handle that looks like an address
+but is not a live stream cannot be checked: passing one is undefined behaviour, as in CUDA itself.
 
 Memory freed while prism's work is queued. On the producer's current stream (the default) there
-is nothing to do: PyTorch's and CuPy's caching allocators hand freed memory out again only to work
-ordered after it on that same stream. On another stream they would not know of prism's work, so
-prism keeps every array of such a call alive until that stream has passed an event recorded
-after the call (checked, never waited for, at later calls; `held()` says how many calls are
-still held).
+is nothing to do: PyTorch's and CuPy's caching allocators, and prism's own pool, hand freed memory
+out again only to work ordered after it on that same stream. On another stream they would not
+know of prism's work, so prism keeps every array of such a call alive until that stream has passed
+an event recorded after the call (checked, never waited for, at later calls; `held()` says how
+many calls are still held). A result of prism's own is freed on the stream it was allocated on.
+
+Your own kernels: ElementwiseKernel, ReductionKernel and ScanKernel (prism_primitives.kernels
+says how) compile a C expression at run time into prism's kernels, in raw (vector loads) and
+raw_naive (one thread per element); kernel.compare(*arrays) times every implementation.
 
 impl: "automatic" (default), "cpu", "thrust", "raw_naive", "raw", "cub", as the C++ API
 (prism::impl). Errors: bad input is a ValueError (nothing is changed), a CUDA failure a
@@ -54,11 +70,6 @@ RuntimeError with CUDA's message, and GPU arrays in a process without a usable G
 RuntimeError naming the array's device. The GIL is released while prism runs: other threads run
 meanwhile, and several threads may call prism at once.
 """
-import operator as _operator
-import platform as _platform
-import sys as _sys
-import threading as _threading
-
 import numpy as _np
 
 from . import _prism
@@ -84,8 +95,10 @@ __all__ = [
     "merge", "merge_by_key", "union1d", "intersect1d", "setdiff1d", "setxor1d",
     # searching
     "searchsorted", "lower_bound", "upper_bound", "equal_range", "binary_search",
+    # your own kernels, compiled at run time
+    "ElementwiseKernel", "ReductionKernel", "ScanKernel", "InclusiveScanKernel", "ExclusiveScanKernel",
     # the rest
-    "gpu_available", "held", "IMPLEMENTATIONS",
+    "Array", "gpu_available", "held", "IMPLEMENTATIONS",
 ]
 
 
@@ -95,248 +108,37 @@ def gpu_available():
 
 
 # ---- arrays: what kind, where, and how to hand them over -----------------------------------------
+# One call is one _prism.Call (python/src/calls.cpp): it finds the kinds of the arrays, the first
+# GPU array's device and the producer's current stream (torch's, CuPy's, the stream a CUDA array
+# interface names, else the legacy default stream), or checks stream= (a bool or another object is
+# a TypeError; a handle that cannot be a stream, a ValueError); call(x) hands x to the compiled
+# layer in the cheapest form its kind allows; call.like(x) and call.empty(shape, dtype) allocate
+# results; call.done() keeps the arrays of a call on a foreign stream alive until it has passed.
 
 _TORCH, _CUPY, _NUMPY, _OTHER = "torch", "cupy", "numpy", "other"
-_kinds = {}  # type -> kind
-
-
-def _kind(x):
-    kind = _kinds.get(type(x))
-    if kind is None:
-        module = type(x).__module__
-        kind = (_TORCH if module.startswith("torch") else _CUPY if module.startswith("cupy")
-                else _NUMPY if isinstance(x, _np.ndarray) else _OTHER)
-        _kinds[type(x)] = kind
-    return kind
-
-
-def _gpu_device(x, kind):
-    """The CUDA device of x, or -1 for host memory."""
-    if kind == _NUMPY:
-        return -1
-    if kind == _TORCH:
-        return x.get_device() if x.is_cuda else -1
-    if kind == _CUPY:
-        return x.device.id
-    where = getattr(x, "__dlpack_device__", None)
-    if where is None:
-        return -1
-    try:
-        device_type, device_id = where()
-        device_type, device_id = _operator.index(device_type), _operator.index(device_id)
-    except Exception as error:
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack_device__() gave no (device type, device id) "
-                         f"pair of integers ({type(error).__name__}: {error})") from error
-    return device_id if device_type in (2, 13) else -1  # CUDA, CUDA managed
-
-
-def _export(x, stream):
-    """x's DLPack capsule from x.__dlpack__(stream=stream); the producer's refusal, or anything but
-    a capsule, is a ValueError."""
-    dlpack = getattr(x, "__dlpack__", None)
-    if dlpack is None:
-        raise ValueError(f"prism: a {type(x).__name__} on a GPU without __dlpack__")
-    try:
-        capsule = dlpack(stream=stream)
-    except Exception as error:
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack__(stream={stream}) failed "
-                         f"({type(error).__name__}: {error})") from error
-    if type(capsule).__name__ != "PyCapsule":
-        raise ValueError(f"prism: {type(x).__name__}.__dlpack__() returned a {type(capsule).__name__}, "
-                         f"not a DLPack capsule")
-    return capsule
-
-
-class _Torch:
-    """What prism uses of PyTorch, looked up once torch is in use."""
-    module = None
-    raw_stream = None
-    to_dlpack = None
-
-    @classmethod
-    def load(cls):
-        if cls.module is None:
-            torch = _sys.modules["torch"]
-            cls.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
-                (lambda device: torch.cuda.current_stream(device).cuda_stream)
-            cls.to_dlpack = cls._working(torch, getattr(torch._C, "_to_dlpack", None))
-            cls.module = torch
-        return cls
-
-    @staticmethod
-    def _working(torch, export):
-        """torch's C export of a DLPack capsule, if it takes a tensor alone without a warning."""
-        import warnings
-        if export is None:
-            return None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                export(torch.empty(1))
-            return export
-        except Exception:  # another signature, or deprecated: __dlpack__ serves
-            return None
-
-
-def _producer_stream(kind, device):
-    """The handle of the producer's current stream on `device` (0: the legacy default stream)."""
-    if kind == _TORCH:
-        return _Torch.load().raw_stream(device)
-    if kind == _CUPY:
-        cupy = _sys.modules["cupy"]
-        try:
-            return cupy.cuda.get_current_stream(device).ptr
-        except TypeError:  # a CuPy whose get_current_stream takes no device
-            with cupy.cuda.Device(device):
-                return cupy.cuda.get_current_stream().ptr
-    return 0  # another DLPack producer: the legacy default stream, as DLPack's stream=None means
-
-
-# Where Linux maps a process's memory unless asked for more: from 64 KiB (vm.mmap_min_addr) to
-# 2^47 on x86-64, 2^48 on arm64 (Grace); elsewhere up to 2^57, past any 64-bit address space.
-_LOWEST_ADDRESS = 1 << 16
-_USER_SPACE = {"x86_64": 1 << 47, "amd64": 1 << 47, "aarch64": 1 << 48, "arm64": 1 << 48}.get(
-    _platform.machine().lower(), 1 << 57)
-
-
-def _stream_handle(stream):
-    """An integer stream handle from an int, a torch.cuda.Stream, a cupy Stream or __cuda_stream__,
-    refused where it cannot be a stream (whether an address is a live stream cannot be told)."""
-    if isinstance(stream, bool):
-        raise TypeError("prism: stream must be an int handle or a stream object, not a bool")
-    if isinstance(stream, int):
-        handle = stream
-    else:
-        handle = None
-        protocol = getattr(stream, "__cuda_stream__", None)
-        if protocol is not None:
-            try:
-                handle = _operator.index(protocol()[1])
-            except Exception as error:
-                raise TypeError(f"prism: the stream's __cuda_stream__() gave no (version, handle) pair "
-                                f"({type(error).__name__}: {error})") from error
-        else:
-            for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
-                value = getattr(stream, attribute, None)
-                if isinstance(value, int) and not isinstance(value, bool):
-                    handle = value
-                    break
-        if handle is None:
-            raise TypeError(f"prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or "
-                            f"have __cuda_stream__, not {type(stream).__name__}")
-    # 0 the legacy default stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread; any other handle is
-    # the address of a CUDA stream object, in user space.
-    if handle < 0 or (handle > 2 and not _LOWEST_ADDRESS <= handle < _USER_SPACE):
-        raise ValueError(f"prism: stream {handle} is not a CUDA stream handle (0, 1, 2 or the address of a "
-                         f"stream: a torch.cuda.Stream's cuda_stream, a cupy Stream's ptr)")
-    return handle
-
-
-# Calls on a stream other than their producer's, and the arrays they keep alive: [(event, arrays)].
-_held = []
-_held_lock = _threading.Lock()
-
-
-def _release_passed():
-    with _held_lock:
-        _held[:] = [(e, arrays) for e, arrays in _held if not _prism.event_passed(e)]
+_Call = _prism.Call
+Array = _prism.Array
+# Where Linux maps a process's memory (2^47 on x86-64, 2^48 on arm64): stream handles lie below.
+_USER_SPACE = _prism.user_space
 
 
 def held():
     """How many calls on an explicit stream still keep their arrays alive (their stream has not
     passed them yet)."""
-    _release_passed()
-    return len(_held)
+    return _prism.held()
 
 
-class _Call:
-    """One call: where it runs (the first GPU array's device, else the host), on which stream, and
-    the arrays handed to the compiled layer."""
-    __slots__ = ("kind", "like", "device", "stream", "dlpack_stream", "foreign", "arrays")
-
-    def __init__(self, arrays, stream):
-        self.kind, self.like, self.device = _NUMPY, None, -1
-        for x in arrays:
-            if x is None:
-                continue
-            kind = _kind(x)
-            if self.like is None:
-                self.kind, self.like = kind, x
-            device = _gpu_device(x, kind)
-            if device >= 0:
-                self.kind, self.like, self.device = kind, x, device
-                break
-        if self.device >= 0:
-            producer = _producer_stream(self.kind, self.device)
-            self.stream = producer if stream is None else _stream_handle(stream)
-            self.foreign = self.stream != producer
-        else:
-            self.stream = 0 if stream is None else _stream_handle(stream)
-            self.foreign = False
-        # DLPack says 1 for the legacy default stream (0 is not allowed).
-        self.dlpack_stream = 1 if self.stream == 0 else self.stream
-        self.arrays = [] if self.foreign else None
-
-    def __call__(self, x):
-        """x as the compiled layer takes it: host arrays as they are (the buffer protocol, or
-        __dlpack__() called there), GPU arrays through __dlpack__(stream=...)."""
-        if x is None:
-            return None
-        if self.arrays is not None:
-            self.arrays.append(x)
-        kind = _kind(x)
-        if kind == _NUMPY:
-            return x
-        if kind == _TORCH and (x.is_neg() or x.is_conj()):
-            # DLPack has no such bits: the capsule would hand over the stored, unresolved values.
-            raise ValueError("prism: a torch tensor with its negative or conjugate bit set would be read "
-                             "as stored, not as it reads: call .resolve_neg() / .resolve_conj() first "
-                             "(prism never copies)")
-        if _gpu_device(x, kind) < 0:
-            return x
-        if kind == _TORCH and not self.foreign and _Torch.to_dlpack is not None:
-            # On torch's current stream __dlpack__ has nothing to order: the C export is the same
-            # capsule, without the Python-level checks.
-            return _Torch.to_dlpack(x)
-        return _export(x, self.dlpack_stream)
-
-    def done(self):
-        """After the call: keep the arrays of a call on a foreign stream until the stream passes."""
-        if self.foreign and self.arrays:
-            _release_passed()
-            event = _prism.record_event(self.device, self.stream)
-            with _held_lock:
-                _held.append((event, self.arrays))
-
-    # ---- results, allocated as the first input's kind of array ----
-
-    def empty(self, shape, dtype):
-        kind, like = self.kind, self.like
-        if kind == _TORCH:
-            torch = _Torch.load().module
-            return torch.empty(shape, dtype=_torch_dtype(torch, dtype), device=like.device)
-        if kind == _CUPY:
-            cupy = _sys.modules["cupy"]
-            with like.device:
-                return cupy.empty(shape, dtype=_numpy_dtype(dtype))
-        if self.device >= 0:
-            raise ValueError(f"prism: pass out=: results are allocated for NumPy, PyTorch and CuPy "
-                             f"arrays, not for a {type(like).__name__}")
-        return _np.empty(shape, dtype=_numpy_dtype(dtype))
-
-
-def _torch_dtype(torch, name):
-    dtype = getattr(torch, name, None)
-    if dtype is None:
-        raise ValueError(f"prism: PyTorch has no {name}")
-    return dtype
+_NUMPY_DTYPES = {}
 
 
 def _numpy_dtype(name):
-    try:
-        return _np.dtype(name)
-    except TypeError:
-        raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
+    dtype = _NUMPY_DTYPES.get(name)
+    if dtype is None:
+        try:
+            dtype = _NUMPY_DTYPES[name] = _np.dtype(name)
+        except TypeError:
+            raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
+    return dtype
 
 
 def _dtype_name(dtype):
@@ -351,24 +153,11 @@ def _dtype_name(dtype):
 
 def _describe(x):
     """shape and dtype name of an array, for results like it."""
-    kind = _kind(x)
-    if kind in (_NUMPY, _CUPY):
-        return x.shape, x.dtype.name
-    if kind == _TORCH:
-        return tuple(x.shape), str(x.dtype)[len("torch."):]
-    # Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
-    # shape is read, so its producer is asked for no synchronization (stream -1).
-    return _prism.describe(x if _gpu_device(x, kind) < 0 else _export(x, -1))
+    return _prism.describe_like(x)
 
 
 def _like(call, x, dtype=None, flat=False):
-    shape, name = _describe(x)
-    if flat:
-        size = 1
-        for extent in shape:
-            size *= extent
-        shape = (size,)
-    return call.empty(shape, dtype or name)
+    return call.like(x, dtype, flat)
 
 
 def _flat(x):
@@ -553,7 +342,7 @@ def _reduction_function(name, doc):
         returned = out is None
         if returned:  # the result's type, read before x is handed over (a capsule is used once)
             type_name = result_type(_describe(x)[1])
-            if call.kind in (_TORCH, _CUPY):
+            if call.returns_array:
                 # As torch.sum does: a 0-d array of the input's kind, written without waiting.
                 out, returned = call.empty(shape, type_name), False
         value = kernel(call(x), call(out), impl, call.stream)
@@ -575,7 +364,7 @@ def dot(a, b, out=None, *, impl="automatic", stream=None):
     returned = out is None
     if returned:
         name = _prism.reduce.sum_result_type(_describe(a)[1])
-        if call.kind in (_TORCH, _CUPY):
+        if call.returns_array:
             out, returned = call.empty((), name), False
     value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
     call.done()
@@ -594,7 +383,7 @@ def count_if(x, compare, value, out=None, *, impl="automatic", stream=None):
     NumPy input, a 0-d int64 array for PyTorch and CuPy input and into out (nothing waits)."""
     compare = _COMPARISONS.get(compare, compare)
     call = _Call((x, out), stream)
-    if out is None and call.kind in (_TORCH, _CUPY):
+    if out is None and call.returns_array:
         out = call.empty((), "int64")
     value = _prism.count_if(call(x), compare, value, call(out), impl, call.stream)
     call.done()
@@ -960,3 +749,9 @@ def binary_search(a, v, out=None, *, sorted_queries=False, impl="automatic", str
     _prism.binary_search(call(a), call(v), call(out), sorted_queries, impl, call.stream)
     call.done()
     return out
+
+
+# ---- your own kernels ---------------------------------------------------------------------------
+
+from .kernels import (ElementwiseKernel, ExclusiveScanKernel, InclusiveScanKernel,  # noqa: E402
+                      ReductionKernel, ScanKernel)

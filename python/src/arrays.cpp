@@ -5,12 +5,14 @@
 #include <prism/error.hpp>
 
 #include "dlpack.hpp"
+#include "results.hpp"
 
 #include <bit>
 #include <climits>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace prism::python {
 
@@ -28,6 +30,18 @@ const char* name(element e) noexcept {
     case element::boolean: return "bool";
   }
   return "unknown";
+}
+
+std::size_t element_bytes(element e) {
+  return visit(e, [](auto tag) { return sizeof(typename decltype(tag)::type); });
+}
+
+element element_named(std::string_view dtype_name) {
+  for (element e : {element::f16, element::bf16, element::f32, element::f64, element::i32, element::i64, element::u32,
+                    element::u64, element::u8, element::boolean})
+    if (dtype_name == name(e)) return e;
+  throw std::invalid_argument("prism: no element type " + std::string(dtype_name) +
+                              " (float16, bfloat16, float32, float64, int32, int64, uint32, uint64, uint8, bool)");
 }
 
 void array::require(element expected) const {
@@ -91,11 +105,6 @@ std::string describe_device(int type, int id) {
 
 [[noreturn]] void refuse(const array& a, const std::string& what) {
   throw std::invalid_argument(std::string("prism: ") + a.role + " " + what);
-}
-
-// The size in bytes of one element of each type.
-std::size_t element_bytes(element e) {
-  return visit(e, [](auto tag) { return sizeof(typename decltype(tag)::type); });
 }
 
 // What a protocol says of an array's layout, before it is trusted: ndim extents and their strides
@@ -399,33 +408,443 @@ void read_buffer(array& a, nb::handle object, bool output, std::vector<std::int6
   if (shape != nullptr) shape->assign(l.shape, l.shape + l.ndim);
 }
 
-// ---- either ----------------------------------------------------------------------------------------
+// ---- the CUDA array interface -------------------------------------------------------------------
+// https://numba.readthedocs.io/en/stable/cuda/cuda_array_interface.html: a dictionary of shape,
+// typestr, data = (pointer, read-only), version, and optionally strides (bytes; None: C order),
+// descr (ignored), mask (must be None: prism reads every element) and, from version 3, stream: the
+// stream on which the producer's work on the array is queued (None: nothing to wait for; 1 the
+// legacy default stream, 2 the per-thread one, 0 not allowed), which the consumer must wait for.
 
-// Reads any argument: a capsule, a buffer, or a host object's __dlpack__() capsule. A capsule
-// passed in is consumed when `consume` is set; one made here always is.
-void read(array& a, nb::handle object, bool output, bool consume, std::vector<std::int64_t>* shape) {
-  if (object.is_none()) refuse(a, "is None");
-  if (PyCapsule_CheckExact(object.ptr())) return read_capsule(a, object, output, consume, shape);
-  if (PyObject_CheckBuffer(object.ptr())) return read_buffer(a, object, output, shape);
-  if (!PyObject_HasAttrString(object.ptr(), "__dlpack__"))
-    refuse(a, std::string("is not an array (an object that speaks DLPack or the buffer protocol: NumPy, PyTorch, "
-                          "CuPy, ...), but a ") + Py_TYPE(object.ptr())->tp_name);
-  nb::object capsule = nb::steal(PyObject_CallMethod(object.ptr(), "__dlpack__", nullptr));
-  if (!capsule.is_valid()) {
-    // The producer's refusal is the caller's bad input (ValueError, chained to it); an interrupt
-    // or an exit is not.
+// The interface's dictionary; a producer's failure is a ValueError chained to it.
+nb::object cai_dictionary(const array& a, nb::handle object) {
+  nb::object d = nb::steal(PyObject_GetAttrString(object.ptr(), "__cuda_array_interface__"));
+  if (!d.is_valid()) {
     nb::python_error error;
     if (!error.matches(PyExc_Exception)) throw std::move(error);
     const std::string why = error_text(error);
-    nb::raise_from(error, PyExc_ValueError, "prism: %s's __dlpack__() failed (%s)", a.role, why.c_str());
+    nb::raise_from(error, PyExc_ValueError, "prism: %s's __cuda_array_interface__ failed (%s)", a.role, why.c_str());
+  }
+  if (!PyDict_Check(d.ptr()))
+    refuse(a, std::string("has a __cuda_array_interface__ that is a ") + Py_TYPE(d.ptr())->tp_name + ", not a dict");
+  return d;
+}
+
+// An int field (a Python int, not a bool) within [lo, hi]; false when it is not one.
+bool int_in(nb::handle v, long long lo, long long hi, long long& out) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr())) return false;
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (x == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  if (overflow != 0 || x < lo || x > hi) return false;
+  out = x;
+  return true;
+}
+
+std::string repr_of(nb::handle v) {
+  PyObject* r = PyObject_Repr(v.ptr());
+  if (r == nullptr) {
+    PyErr_Clear();
+    return "?";
+  }
+  const char* utf8 = PyUnicode_AsUTF8(r);
+  std::string text = utf8 != nullptr ? utf8 : "?";
+  if (utf8 == nullptr) PyErr_Clear();
+  Py_DECREF(r);
+  return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+}
+
+// A typestr ("<f4", "|u1", "|b1", ...) as one of prism's element types.
+element element_from_typestr(const array& a, nb::handle value) {
+  if (!PyUnicode_Check(value.ptr())) refuse(a, "has a CUDA array interface typestr " + repr_of(value) + ", not a str");
+  const char* utf8 = PyUnicode_AsUTF8(value.ptr());
+  if (utf8 == nullptr) {
+    PyErr_Clear();
+    refuse(a, "has a CUDA array interface typestr that is not text");
+  }
+  const std::string_view t = utf8;
+  const std::string quoted = "'" + std::string(t.substr(0, 40)) + "'";
+  if (t.size() < 3 || t.size() > 4 || std::string_view("<>|=").find(t[0]) == std::string_view::npos)
+    refuse(a, "has CUDA array interface typestr " + quoted + " (a byte order, a kind and a size: '<f4', '|u1', ...)");
+  int bytes = 0;
+  for (char c : t.substr(2)) {
+    if (c < '0' || c > '9')
+      refuse(a, "has CUDA array interface typestr " + quoted + " (a byte order, a kind and a size: '<f4', '|u1', ...)");
+    bytes = bytes * 10 + (c - '0');
+  }
+  const char kind = t[1];
+  std::optional<element> e;
+  if (kind == 'b' && bytes == 1) e = element::boolean;
+  else if (kind == 'u' && bytes == 1) e = element::u8;
+  else if (kind == 'f' && bytes == 2) e = element::f16;
+  else if (kind == 'f' && bytes == 4) e = element::f32;
+  else if (kind == 'f' && bytes == 8) e = element::f64;
+  else if (kind == 'i' && bytes == 4) e = element::i32;
+  else if (kind == 'i' && bytes == 8) e = element::i64;
+  else if (kind == 'u' && bytes == 4) e = element::u32;
+  else if (kind == 'u' && bytes == 8) e = element::u64;
+  if (!e)
+    refuse(a, "has CUDA array interface typestr " + quoted + ", an element type prism does not support (float16, "
+              "float32, float64, int32, int64, uint32, uint64, uint8, bool)");
+  constexpr bool little = std::endian::native == std::endian::little;
+  const char order = t[0];
+  if (bytes > 1 && (order == '|' || (order == '<' && !little) || (order == '>' && little)))
+    refuse(a, "has CUDA array interface typestr " + quoted + ", whose byte order is not this machine's (prism reads "
+              "elements as they are)");
+  return *e;
+}
+
+// A stream field's value: present (an int naming a stream) or not (None, or absent).
+std::optional<std::uintptr_t> cai_stream(const array& a, nb::handle d) {
+  PyObject* s = PyDict_GetItemString(d.ptr(), "stream");  // borrowed
+  if (s == nullptr || s == Py_None) return std::nullopt;
+  if (PyBool_Check(s)) refuse(a, "has a CUDA array interface stream that is a bool, not an int or None");
+  if (!PyLong_Check(s)) refuse(a, "has a CUDA array interface stream " + repr_of(s) + ", not an int or None");
+  long long handle = 0;
+  if (!int_in(s, 0, LLONG_MAX, handle) || handle == 0 ||
+      (handle > 2 && !(handle >= (1 << 16) && static_cast<std::uint64_t>(handle) < user_space_end)))
+    refuse(a, "has CUDA array interface stream " + repr_of(s) +
+                  ", which is not a CUDA stream handle (1, 2 or the address of a stream; 0 is not allowed)");
+  return static_cast<std::uintptr_t>(handle);
+}
+
+// Where the memory at `address` is, as CUDA sees it: device, managed, pinned host; memory CUDA
+// does not know is refused (the interface describes CUDA memory: a plain host address the cpu
+// implementation would read could be anything). Without a usable GPU: device 0, which the call
+// then refuses with the reason.
+void cai_place_device(array& a, std::uintptr_t address) {
+  a.device_type = dlpack::cuda;
+  a.device_id = 0;
+  if (address == 0 || !prism::gpu_available()) return;
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, reinterpret_cast<const void*>(address));
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    refuse(a, "has a CUDA array interface data pointer that CUDA does not know (" +
+                  std::string(cudaGetErrorName(status)) + ")");
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice: a.device_type = dlpack::cuda; break;
+    case cudaMemoryTypeManaged: a.device_type = dlpack::cuda_managed; break;
+    case cudaMemoryTypeHost: a.device_type = dlpack::cuda_host; break;
+    default:
+      refuse(a, "has a CUDA array interface data pointer that is not CUDA memory (the interface describes device "
+                "memory)");
+  }
+  a.device_id = attributes.device < 0 ? 0 : attributes.device;
+}
+
+// Reads the interface's dictionary d into a. `stream`, when the call gives one, is the stream that
+// waits for the producer's (else the producer's stream is synchronized); `order` false reads the
+// layout alone (describe()).
+void read_cai_dictionary(array& a, nb::handle d, bool output, const std::uintptr_t* stream, bool order,
+                         std::vector<std::int64_t>* shape) {
+  const auto field = [&](const char* key) -> nb::handle {
+    PyObject* v = PyDict_GetItemString(d.ptr(), key);  // borrowed
+    if (v == nullptr) refuse(a, std::string("has a CUDA array interface without '") + key + "'");
+    return v;
+  };
+  long long version = 0;
+  const nb::handle v = field("version");
+  if (!int_in(v, 0, 3, version))
+    refuse(a, "has CUDA array interface version " + repr_of(v) + "; prism reads versions 0 to 3");
+
+  // shape: a tuple (or list) of at most 64 non-negative ints.
+  const nb::handle shape_value = field("shape");
+  if (!PyTuple_Check(shape_value.ptr()) && !PyList_Check(shape_value.ptr()))
+    refuse(a, "has a CUDA array interface shape " + repr_of(shape_value) + ", not a tuple");
+  nb::object shape_items = nb::steal(PySequence_Fast(shape_value.ptr(), "shape"));
+  if (!shape_items.is_valid()) nb::raise_python_error();
+  const Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape_items.ptr());
+  if (ndim > 64) refuse(a, "has " + std::to_string(ndim) + " dimensions (arrays have 0 to 64)");
+  std::int64_t extents[64];
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    PyObject* e = PySequence_Fast_GET_ITEM(shape_items.ptr(), i);
+    long long x = 0;
+    if (!int_in(e, LLONG_MIN, LLONG_MAX, x)) {
+      if (PyLong_Check(e) && !PyBool_Check(e))
+        refuse(a, "is too large: its extent " + repr_of(e) + " does not fit in 64 bits (a corrupt or hostile shape)");
+      refuse(a, "has a CUDA array interface extent " + repr_of(e) + ", not an int");
+    }
+    extents[i] = x;
+  }
+
+  a.type = element_from_typestr(a, field("typestr"));
+  const std::size_t item = element_bytes(a.type);
+
+  // strides: absent or None (C order), or one int per dimension, in bytes.
+  std::int64_t strides[64];
+  bool strided = false;
+  if (PyObject* st = PyDict_GetItemString(d.ptr(), "strides"); st != nullptr && st != Py_None) {
+    if (!PyTuple_Check(st) && !PyList_Check(st))
+      refuse(a, "has CUDA array interface strides " + repr_of(st) + ", not a tuple or None");
+    nb::object items = nb::steal(PySequence_Fast(st, "strides"));
+    if (!items.is_valid()) nb::raise_python_error();
+    if (PySequence_Fast_GET_SIZE(items.ptr()) != ndim)
+      refuse(a, "has " + std::to_string(PySequence_Fast_GET_SIZE(items.ptr())) + " CUDA array interface strides for " +
+                    std::to_string(ndim) + " dimensions");
+    for (Py_ssize_t i = 0; i < ndim; ++i) {
+      PyObject* e = PySequence_Fast_GET_ITEM(items.ptr(), i);
+      long long x = 0;
+      if (!int_in(e, LLONG_MIN, LLONG_MAX, x)) {
+        if (PyLong_Check(e) && !PyBool_Check(e)) refuse(a, "is not contiguous (a stride past 64 bits: " + repr_of(e) + ")");
+        refuse(a, "has a CUDA array interface stride " + repr_of(e) + ", not an int");
+      }
+      strides[i] = x;
+    }
+    strided = true;
+  }
+
+  if (PyObject* mask = PyDict_GetItemString(d.ptr(), "mask"); mask != nullptr && mask != Py_None)
+    refuse(a, "is a masked array (its CUDA array interface has a mask): prism reads every element; pass the data "
+              "without the mask");
+
+  // data: (pointer, read-only).
+  const nb::handle data = field("data");
+  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
+    refuse(a, "has CUDA array interface data " + repr_of(data) + ", not a (pointer, read-only) pair");
+  PyObject* pointer = PyTuple_GET_ITEM(data.ptr(), 0);
+  PyObject* read_only = PyTuple_GET_ITEM(data.ptr(), 1);
+  if (!PyLong_Check(pointer) || PyBool_Check(pointer))
+    refuse(a, "has a CUDA array interface data pointer " + repr_of(pointer) + ", not an int");
+  const unsigned long long address = PyLong_AsUnsignedLongLong(pointer);
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    refuse(a, "has a CUDA array interface data pointer " + repr_of(pointer) + " outside 0 .. 2^64 - 1");
+  }
+  if (!PyBool_Check(read_only))
+    refuse(a, "has a CUDA array interface read-only flag " + repr_of(read_only) + ", not a bool");
+  if (output && read_only == Py_True) refuse(a, "is read-only (its CUDA array interface says so): an output must be writable");
+
+  const std::optional<std::uintptr_t> producer = cai_stream(a, d);
+
+  const layout<std::int64_t> l{static_cast<int>(ndim), extents, strided ? strides : nullptr};
+  a.size = element_count(a, l, item);
+  require_contiguous(a, l, a.size, static_cast<std::int64_t>(item));
+  place(a, static_cast<std::uintptr_t>(address), a.size * item, item);
+  if (order) cai_place_device(a, static_cast<std::uintptr_t>(address));
+  if (shape != nullptr) shape->assign(extents, extents + ndim);
+
+  // The consumer waits for the producer's stream: the call's stream is made to wait, or, read
+  // outside a call, the producer's stream is synchronized.
+  if (order && producer && a.size > 0 && prism::gpu_available()) {
+    if (stream != nullptr) {
+      order_after(a.device_id, *producer, *stream, "the CUDA array interface's stream");
+    } else {
+      const auto s = reinterpret_cast<cudaStream_t>(*producer);
+      prism::check(without_gil([&] { return cudaStreamSynchronize(s); }), "cudaStreamSynchronize",
+                   "the CUDA array interface's stream");
+    }
+  }
+}
+
+// ---- the CUDA array interface, cached per array ----------------------------------------------------
+// Numba's and PyCUDA's arrays build their dictionary in Python on every access (microseconds); their
+// layout does not change once made, so the dictionary is kept per array until the array goes (a
+// weak reference's callback lets it go). It is validated again at every read: only the Python
+// work is saved. PyCUDA's gpudata and shape are compared, as attributes a program could rebind.
+
+struct cached_interface {
+  nb::object reference;    // weak
+  nb::object dictionary;
+  nb::object fingerprint;  // PyCUDA: (gpudata, shape); else None
+};
+std::unordered_map<PyObject*, cached_interface>& interface_cache() {
+  static auto* cache = new std::unordered_map<PyObject*, cached_interface>();  // never destroyed: no
+  return *cache;                                                              // teardown order issue
+}
+
+nb::object fingerprint_of(nb::handle object, array_kind kind) {
+  if (kind != array_kind::pycuda) return nb::none();
+  nb::object gpudata = nb::steal(PyObject_GetAttrString(object.ptr(), "gpudata"));
+  nb::object shape = nb::steal(PyObject_GetAttrString(object.ptr(), "shape"));
+  if (!gpudata.is_valid() || !shape.is_valid()) {
+    PyErr_Clear();
+    return nb::object();  // not cacheable
+  }
+  return nb::make_tuple(gpudata, shape);
+}
+
+bool same_fingerprint(nb::handle a, nb::handle b) {
+  if (a.is_none() && b.is_none()) return true;
+  if (!PyTuple_Check(a.ptr()) || !PyTuple_Check(b.ptr())) return false;
+  if (PyTuple_GET_ITEM(a.ptr(), 0) != PyTuple_GET_ITEM(b.ptr(), 0)) return false;
+  const int equal = PyObject_RichCompareBool(PyTuple_GET_ITEM(a.ptr(), 1), PyTuple_GET_ITEM(b.ptr(), 1), Py_EQ);
+  if (equal < 0) PyErr_Clear();
+  return equal == 1;
+}
+
+// The dictionary of `object`: cached for numba and pycuda arrays, fresh for any other object.
+nb::object interface_of(const array& a, nb::handle object, array_kind kind) {
+  if (kind != array_kind::numba && kind != array_kind::pycuda) return cai_dictionary(a, object);
+  auto& cache = interface_cache();
+  nb::object fingerprint = fingerprint_of(object, kind);
+  if (auto found = cache.find(object.ptr()); found != cache.end()) {
+    if (PyWeakref_GetObject(found->second.reference.ptr()) == object.ptr() && fingerprint.is_valid() &&
+        same_fingerprint(found->second.fingerprint, fingerprint))
+      return found->second.dictionary;
+    cache.erase(found);
+  }
+  nb::object d = cai_dictionary(a, object);
+  if (!fingerprint.is_valid()) return d;
+  PyObject* key = object.ptr();
+  nb::object forget = nb::cpp_function([key](nb::handle) { interface_cache().erase(key); });
+  nb::object reference = nb::steal(PyWeakref_NewRef(object.ptr(), forget.ptr()));
+  if (!reference.is_valid()) {
+    PyErr_Clear();  // no weak references: not cached
+    return d;
+  }
+  cache[key] = cached_interface{std::move(reference), d, std::move(fingerprint)};
+  return d;
+}
+
+void read_cai(array& a, nb::handle object, array_kind kind, bool output, const std::uintptr_t* stream,
+              std::vector<std::int64_t>* shape, bool order = true) {
+  nb::object d = interface_of(a, object, kind);
+  read_cai_dictionary(a, d, output, stream, order, shape);
+}
+
+// ---- a call's pending arguments ----------------------------------------------------------------------
+
+constexpr const char* pending_capsule_name = "prism.pending";
+
+void delete_pending(PyObject* capsule) {
+  delete static_cast<pending*>(PyCapsule_GetPointer(capsule, pending_capsule_name));
+}
+
+std::string type_name_of(nb::handle object) { return Py_TYPE(object.ptr())->tp_name; }
+
+// object.__dlpack__(stream=s) (stream=None when s is absent) as a capsule; the producer's
+// refusal, or anything but a capsule, is a ValueError.
+nb::object export_with_stream(const array& a, nb::handle object, const std::int64_t* s) {
+  nb::object method = nb::steal(PyObject_GetAttrString(object.ptr(), "__dlpack__"));
+  if (!method.is_valid()) {
+    PyErr_Clear();
+    refuse(a, "is a " + type_name_of(object) + " on a GPU without __dlpack__");
+  }
+  nb::object capsule;
+  if (s != nullptr) {
+    nb::object kwargs = nb::dict();
+    PyDict_SetItemString(kwargs.ptr(), "stream", nb::int_(*s).ptr());
+    nb::object args = nb::steal(PyTuple_New(0));
+    capsule = nb::steal(PyObject_Call(method.ptr(), args.ptr(), kwargs.ptr()));
+  } else {
+    capsule = nb::steal(PyObject_CallNoArgs(method.ptr()));
+  }
+  if (!capsule.is_valid()) {
+    nb::python_error error;
+    if (!error.matches(PyExc_Exception)) throw std::move(error);
+    const std::string why = error_text(error);
+    const std::string how = s != nullptr ? "(stream=" + std::to_string(*s) + ")" : "()";
+    nb::raise_from(error, PyExc_ValueError, "prism: %s's __dlpack__%s failed (%s)", a.role, how.c_str(), why.c_str());
   }
   if (!PyCapsule_CheckExact(capsule.ptr()))
-    refuse(a, std::string("has a __dlpack__() that returned a ") + Py_TYPE(capsule.ptr())->tp_name +
-                  ", not a DLPack capsule");
-  read_capsule(a, capsule, output, true, shape);
+    refuse(a, "has a __dlpack__() that returned a " + type_name_of(capsule) + ", not a DLPack capsule");
+  return capsule;
+}
+
+void read_pending(array& a, pending& p, bool output, std::vector<std::int64_t>* shape) {
+  switch (p.kind) {
+    case array_kind::jax:
+      if (output)
+        refuse(a, "is a JAX array, which is immutable: leave out= out and prism returns a new JAX array");
+      [[fallthrough]];
+    case array_kind::dlpack: {
+      nb::object capsule = export_with_stream(a, p.object, p.device >= 0 ? &p.dlpack_stream : nullptr);
+      return read_capsule(a, capsule, output, true, shape);
+    }
+    case array_kind::prism:
+      if (const device_array* d = as_device_array(p.object)) return read_device_array(a, *d, &p.stream);
+      break;
+    default:
+      break;
+  }
+  read_cai(a, p.object, p.kind, output, &p.stream, shape);
+}
+
+// ---- either ----------------------------------------------------------------------------------------
+
+// Reads any argument: a capsule (DLPack's, or a call's pending argument), one of prism's arrays, a
+// buffer, a host object's __dlpack__() capsule, or an object with the CUDA array interface. A
+// capsule passed in is consumed when `consume` is set; one made here always is.
+void read(array& a, nb::handle object, bool output, bool consume, std::vector<std::int64_t>* shape) {
+  if (object.is_none()) refuse(a, "is None");
+  if (PyCapsule_CheckExact(object.ptr())) {
+    const char* capsule_name = PyCapsule_GetName(object.ptr());
+    if (capsule_name == nullptr) PyErr_Clear();
+    if (is_named(capsule_name, pending_capsule_name)) {
+      auto* p = static_cast<pending*>(PyCapsule_GetPointer(object.ptr(), pending_capsule_name));
+      if (p == nullptr) {
+        PyErr_Clear();
+        refuse(a, "is an invalid capsule");
+      }
+      return read_pending(a, *p, output, shape);
+    }
+    return read_capsule(a, object, output, consume, shape);
+  }
+  if (const device_array* d = as_device_array(object)) {
+    read_device_array(a, *d, nullptr);
+    if (shape != nullptr) *shape = d->shape;
+    return;
+  }
+  if (PyObject_CheckBuffer(object.ptr())) return read_buffer(a, object, output, shape);
+  if (has_protocol(object, "__dlpack__")) {
+    nb::object capsule = export_with_stream(a, object, nullptr);
+    return read_capsule(a, capsule, output, true, shape);
+  }
+  if (has_protocol(object, "__cuda_array_interface__"))
+    return read_cai(a, object, kind_of(object), output, nullptr, shape, consume);
+  refuse(a, std::string("is not an array (an object that speaks DLPack, the CUDA array interface or the buffer "
+                        "protocol: NumPy, PyTorch, CuPy, JAX, Numba, PyCUDA, ...), but a ") +
+                Py_TYPE(object.ptr())->tp_name);
 }
 
 }  // namespace
+
+nb::object make_pending(pending p) {
+  auto* heap = new pending(std::move(p));
+  PyObject* capsule = PyCapsule_New(heap, pending_capsule_name, delete_pending);
+  if (capsule == nullptr) {
+    delete heap;
+    nb::raise_python_error();
+  }
+  return nb::steal(capsule);
+}
+
+cai_summary summarize_cai(nb::handle object, array_kind kind) {
+  cai_summary s;
+  array probe;
+  probe.role = "the array";
+  nb::object d = interface_of(probe, object, kind);
+  // Every field checked here, before the call allocates anything on the array's behalf.
+  read_cai_dictionary(probe, d, false, nullptr, false, nullptr);
+  if (const auto stream = cai_stream(probe, d)) s.stream = *stream;
+  if (probe.data != nullptr && prism::gpu_available()) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, probe.data) == cudaSuccess && attributes.device >= 0)
+      s.device = attributes.device;
+    (void)cudaGetLastError();
+  }
+  return s;
+}
+
+void order_after(int device, std::uintptr_t producer, std::uintptr_t consumer, const char* what) {
+  if (same_stream(producer, consumer)) return;
+  int previous = 0;
+  prism::check(cudaGetDevice(&previous), "cudaGetDevice", what);
+  if (previous != device) prism::check(cudaSetDevice(device), "cudaSetDevice", what);
+  cudaEvent_t event = nullptr;
+  cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (status == cudaSuccess) {
+    status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(producer));
+    if (status == cudaSuccess) status = cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), event, 0);
+    (void)cudaEventDestroy(event);  // released once the wait has passed it
+  }
+  if (previous != device) (void)cudaSetDevice(previous);
+  prism::check(status, "cudaStreamWaitEvent", what);
+}
 
 array take(nb::handle object, const char* role, bool output) {
   array a;

@@ -4,11 +4,13 @@
 // where it lives), the implementation named by a string, the stream as an integer handle, the
 // array's GPU made current for the call, and the call itself run without the GIL.
 //
-// Arrays arrive through the two protocols, read here rather than by a library so that every field
-// is checked before it is used: DLPack (a capsule from __dlpack__(stream=...), made by the Python
-// layer so that the producer orders its pending work before ours, or __dlpack__() of a host
-// object) and the buffer protocol. Nothing is converted: what the caller passed is what prism
-// reads and writes, or the call is refused here.
+// Arrays arrive through three protocols, read here rather than by a library so that every field
+// is checked before it is used: DLPack (a capsule from __dlpack__(stream=...), made by the call
+// (calls.cpp) so that the producer orders its pending work before ours, or __dlpack__() of a host
+// object), the CUDA array interface (version 0 to 3: Numba's and PyCUDA's arrays, and any object
+// with __cuda_array_interface__; the consumer waits for the stream it names) and the buffer
+// protocol. Nothing is converted: what the caller passed is what prism reads and writes, or the
+// call is refused here.
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
 
@@ -22,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -170,9 +173,61 @@ prism::span<R> count_span(const array& a) {
   return a.out_as<R>(a.size);
 }
 
+// The kinds of array a call knows by their type (its module), each read the way that is
+// cheapest and right for it: numpy (the buffer protocol), torch and cupy (DLPack on the
+// producer's stream), jax (DLPack; immutable, so never an output), numba and pycuda (the CUDA
+// array interface, its dictionary cached per array), prism (prism's own result arrays), cai and
+// dlpack (any other object with __cuda_array_interface__ or __dlpack__), buffer (any other object
+// with the buffer protocol), other (none of these: refused when read).
+enum class array_kind : std::uint8_t { numpy, torch, cupy, jax, numba, pycuda, prism, cai, dlpack, buffer, other };
+const char* name(array_kind k) noexcept;
+array_kind kind_of(nb::handle object);
+// Whether object has the attribute (a protocol's): on its type (a property that raises counts) or itself.
+bool has_protocol(nb::handle object, const char* attribute);
+
+// An argument as the call hands it to take(): the object and the call's stream, so that the read
+// can order the producer's work before the call's (DLPack's stream=, the CUDA array interface's
+// stream field). A capsule named "prism.pending"; take() reads it once.
+struct pending {
+  nb::object object;
+  array_kind kind;
+  std::uintptr_t stream;       // the call's stream (0: the legacy default stream)
+  std::int64_t dlpack_stream;  // the same as DLPack spells it (1 for the legacy default stream)
+  int device;                  // the call's GPU, or -1 for a call on the host
+};
+nb::object make_pending(pending p);
+
+// A stream handle from an int, a torch.cuda.Stream, a cupy Stream or anything with
+// __cuda_stream__: a bool or another object is a TypeError, a handle that cannot be a stream a
+// ValueError (0 the legacy default stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread, else an
+// address in user space: at least 2^16 and below user_space_end).
+std::uintptr_t stream_handle(nb::handle stream);
+extern const std::uint64_t user_space_end;
+
+// Whether two handles name the same stream (0 and 1 are both the legacy default stream).
+inline bool same_stream(std::uintptr_t a, std::uintptr_t b) noexcept {
+  const auto legacy = [](std::uintptr_t s) { return s == 0 || s == 1; };
+  return a == b || (legacy(a) && legacy(b));
+}
+
+// Makes `consumer` wait for the work queued on `producer` so far (an event recorded there), on
+// `device`; nothing when they are the same stream.
+void order_after(int device, std::uintptr_t producer, std::uintptr_t consumer, const char* what);
+
+// What the call needs of an array with the CUDA array interface before it is read: its device
+// (from the data pointer; 0 without a usable GPU) and the stream its producer names (none: 0).
+// Every field is checked here (std::invalid_argument), before the call allocates a result.
+struct cai_summary {
+  int device = 0;
+  std::uintptr_t stream = 0;
+};
+cai_summary summarize_cai(nb::handle object, array_kind kind);
+
 // Takes an argument: `role` names it in messages ("a", "out", ...). The object is a DLPack capsule
-// (consumed), an object with the buffer protocol, or a host object with __dlpack__ (called without
-// a stream). Throws std::invalid_argument for anything that is not a C-contiguous array of a
+// (consumed), a call's pending argument, one of prism's arrays, an object with the buffer
+// protocol, a host object with __dlpack__ (called without a stream) or an object with
+// __cuda_array_interface__ (its stream, if it names one, synchronized: no call says which stream
+// would wait). Throws std::invalid_argument for anything that is not a C-contiguous array of a
 // supported type on the CPU or a CUDA device, of a size that fits in memory, aligned to its
 // element, and for a read-only output.
 array take(nb::handle object, const char* role, bool output);
@@ -180,6 +235,11 @@ array take(nb::handle object, const char* role, bool output);
 // The same checks, for the Python layer's result allocation: the array's shape (its extents) and
 // its element type's name. A capsule passed in is read without being consumed.
 std::pair<std::vector<std::int64_t>, const char*> describe(nb::handle object);
+
+// The size in bytes of one element.
+std::size_t element_bytes(element e);
+// The element type of a dtype's name (float32, bfloat16, ...); std::invalid_argument for another.
+element element_named(std::string_view dtype_name);
 
 // The implementation named `which`: automatic, cpu, thrust, raw_naive, raw, cub.
 prism::impl implementation(const char* algorithm, const std::string& which);
@@ -246,5 +306,8 @@ void bind_scan(nb::module_& m);
 void bind_sort(nb::module_& m);
 void bind_histogram(nb::module_& m);
 void bind_merge(nb::module_& m);
+void bind_calls(nb::module_& m);
+void bind_results(nb::module_& m);
+void bind_runtime_kernels(nb::module_& m);
 
 }  // namespace prism::python

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // prism_primitives._prism: the compiled layer of the Python package. It knows arrays only as what
-// DLPack or the buffer protocol says of them (address, type, shape, strides, device), and streams
-// only as integer handles; python/prism_primitives/__init__.py turns PyTorch, CuPy and NumPy
-// arrays and streams into those, allocates results and keeps arrays alive where it must.
+// DLPack, the CUDA array interface or the buffer protocol says of them (address, type, shape,
+// strides, device), and streams only as integer handles. A call (calls.cpp) finds the arrays'
+// kinds, device and stream, hands them over, allocates results (results.cpp) and keeps arrays
+// alive where it must; python/prism_primitives/__init__.py only names the operations.
 //
 // Errors cross into Python as nanobind translates the standard exceptions: std::invalid_argument
 // (bad input, refused before anything is changed) as ValueError, prism::cuda_error and the other
@@ -89,4 +90,7 @@ NB_MODULE(_prism, m) {
   py::bind_histogram(m);
   py::bind_merge(m);
   py::bind_search(m);
+  py::bind_calls(m);
+  py::bind_results(m);
+  py::bind_runtime_kernels(m);
 }

@@ -428,6 +428,199 @@ def _cpu_over_device(env):
     prism().add(x, x, out=np.zeros(16, np.float32))
 
 
+# ---- the CUDA array interface ------------------------------------------------------------------------
+
+class CaiProducer:
+    """An object that speaks only __cuda_array_interface__, with the dictionary it is told to give
+    (every field the caller's; `raises` makes the attribute itself fail)."""
+
+    def __init__(self, memory, interface, raises=None):
+        self.memory, self.interface, self.raises = memory, interface, raises
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.raises is not None:
+            raise self.raises
+        return self.interface
+
+
+_ABSENT = object()
+
+# Each case: the dictionary's fields changed from a valid one (16 float32 at the memory's address,
+# version 3, no stream; _ABSENT removes a field; "addr+N" is the memory's address plus N), and
+# what must happen: "valid" (offset, count) of the elements a valid interface holds, or the
+# reason a refusal names.
+CAI_CASES = {
+    "valid": dict(valid=(0, 16)),
+    "version-0": dict(version=0, valid=(0, 16)),
+    "version-1": dict(version=1, valid=(0, 16)),
+    "version-2": dict(version=2, valid=(0, 16)),
+    "version-4": dict(version=4, match="version"),
+    "version--1": dict(version=-1, match="version"),
+    "version-str": dict(version="3", match="version"),
+    "version-float": dict(version=3.0, match="version"),
+    "version-bool": dict(version=True, match="version"),
+    "version-2^64": dict(version=2**64, match="version"),
+    "version-absent": dict(version=_ABSENT, match="without 'version'"),
+    "shape-absent": dict(shape=_ABSENT, match="without 'shape'"),
+    "typestr-absent": dict(typestr=_ABSENT, match="without 'typestr'"),
+    "data-absent": dict(data=_ABSENT, match="without 'data'"),
+    "shape-list": dict(shape=[16], valid=(0, 16)),
+    "shape-2d": dict(shape=(4, 4), valid=(0, 16)),
+    "shape-0d": dict(shape=(), valid=(0, 1)),
+    "shape-empty": dict(shape=(0,), valid=(0, 0)),
+    "shape-str": dict(shape="16", match="not a tuple"),
+    "shape-int": dict(shape=16, match="not a tuple"),
+    "shape-none": dict(shape=None, match="not a tuple"),
+    "extent-negative": dict(shape=(-1,), match="negative extent"),
+    "extent-float": dict(shape=(16.0,), match="not an int"),
+    "extent-bool": dict(shape=(True,), match="not an int"),
+    "extent-str": dict(shape=("16",), match="not an int"),
+    "extent-2^62+3": dict(shape=(2**62 + 3,), match="too large"),
+    "extent-2^64": dict(shape=(2**64,), match="too large"),
+    "extent--2^70": dict(shape=(-2**70,), match="too large"),
+    "shape-2^32x2^32": dict(shape=(2**32, 2**32), match="too large"),
+    "ndim-65": dict(shape=(16,) + (1,) * 64, match="dimensions"),
+    "ndim-64": dict(shape=(16,) + (1,) * 63, valid=(0, 16)),
+    "typestr-big-endian": dict(typestr=">f4", match="byte order"),
+    "typestr-bar-f4": dict(typestr="|f4", match="byte order"),
+    "typestr-native": dict(typestr="=f4", valid=(0, 16)),
+    "typestr-complex": dict(typestr="<c8", shape=(8,), match="does not support"),
+    "typestr-int16": dict(typestr="<i2", shape=(32,), match="does not support"),
+    "typestr-int8": dict(typestr="|i1", shape=(64,), match="does not support"),
+    "typestr-f": dict(typestr="<f", match="typestr"),
+    "typestr-f4x": dict(typestr="<f4x", match="typestr"),
+    "typestr-empty": dict(typestr="", match="typestr"),
+    "typestr-long": dict(typestr="<f00004", match="typestr"),
+    "typestr-int": dict(typestr=4, match="not a str"),
+    "typestr-bytes": dict(typestr=b"<f4", match="not a str"),
+    "typestr-object": dict(typestr="|O8", match="does not support"),
+    "data-list": dict(data="list", match="pair"),
+    "data-one": dict(data="one", match="pair"),
+    "data-three": dict(data="three", match="pair"),
+    "data-none": dict(data=None, match="pair"),
+    "data-pointer-str": dict(data=("0x1000", False), match="not an int"),
+    "data-pointer-float": dict(data=(4096.0, False), match="not an int"),
+    "data-pointer-bool": dict(data=(True, False), match="not an int"),
+    "data-pointer-negative": dict(data=(-4096, False), match="outside"),
+    "data-pointer-2^64": dict(data=(2**64, False), match="outside"),
+    "data-pointer-null": dict(data=(0, False), match="null"),
+    "data-pointer-null-empty": dict(data=(0, False), shape=(0,), valid=(0, 0)),
+    "data-pointer-misaligned": dict(data=("addr+2", False), shape=(15,), match="misaligned"),
+    "data-pointer-top-of-memory": dict(data=(2**64 - 64, False), match="end of memory"),
+    "data-readonly-int": dict(data=("addr+0", 0), match="not a bool"),
+    "data-readonly-none": dict(data=("addr+0", None), match="not a bool"),
+    "data-readonly": dict(data=("addr+0", True), read_only=True),
+    "strides-none": dict(strides=None, valid=(0, 16)),
+    "strides-contiguous": dict(strides=(4,), valid=(0, 16)),
+    "strides-two": dict(strides=(8,), shape=(8,), match="not contiguous"),
+    "strides-negative": dict(strides=(-4,), match="not contiguous"),
+    "strides-zero": dict(strides=(0,), match="not contiguous"),
+    "strides-in-elements": dict(strides=(1,), match="not contiguous"),
+    "strides-transposed": dict(strides=(4, 16), shape=(4, 4), match="not contiguous"),
+    "strides-count": dict(strides=(4, 4), match="strides for"),
+    "strides-str": dict(strides="4", match="not a tuple"),
+    "strides-float": dict(strides=(4.0,), match="not an int"),
+    "strides-2^64": dict(strides=(2**64,), match="not contiguous"),
+    "strides-on-extent-1": dict(strides=(2**62, 4), shape=(1, 16), valid=(0, 16)),
+    "mask-none": dict(mask=None, valid=(0, 16)),
+    "mask-array": dict(mask="mask", match="masked"),
+    "descr-garbage": dict(descr="garbage", valid=(0, 16)),
+    "stream-none": dict(stream=None, valid=(0, 16)),
+    "stream-1": dict(stream=1, valid=(0, 16)),
+    "stream-2": dict(stream=2, valid=(0, 16)),
+    "stream-0": dict(stream=0, match="not allowed"),
+    "stream--1": dict(stream=-1, match="not a CUDA stream"),
+    "stream-3": dict(stream=3, match="not a CUDA stream"),
+    "stream-12345": dict(stream=12345, match="not a CUDA stream"),
+    "stream-2^64": dict(stream=2**64, match="not a CUDA stream"),
+    "stream-top-of-user-space": dict(stream="top", match="not a CUDA stream"),
+    "stream-bool": dict(stream=True, match="bool"),
+    "stream-str": dict(stream="1", match="not an int"),
+    "stream-float": dict(stream=1.0, match="not an int"),
+    "not-a-dict": dict(interface=[("shape", (16,))], match="not a dict"),
+    "interface-none": dict(interface=None, match="not a dict"),
+    "raises": dict(raises=RuntimeError("the producer is gone"), match="the producer is gone"),
+}
+
+
+def _cai_producer(env, spec):
+    memory, address = fresh_memory(env)
+    interface = {"shape": (16,), "typestr": "<f4", "data": (address, False), "version": 3}
+    for key in ("version", "shape", "typestr", "data", "strides", "mask", "descr", "stream"):
+        if key not in spec:
+            continue
+        value = spec[key]
+        if value is _ABSENT:
+            interface.pop(key, None)
+            continue
+        if key == "data" and isinstance(value, str):
+            value = {"list": [address, False], "one": (address,), "three": (address, False, 0)}[value]
+        elif key == "data" and isinstance(value, tuple) and str(value[0]).startswith("addr+"):
+            value = (address + int(value[0][5:]), value[1])
+        elif key == "mask":
+            value = value if value is None else np.zeros(16, bool)
+        elif key == "stream" and value == "top":
+            value = prism()._USER_SPACE
+        interface[key] = value
+    if "interface" in spec:
+        interface = spec["interface"]
+    return CaiProducer(memory, interface, spec.get("raises"))
+
+
+def _cai_target(spec, target):
+    def run(env):
+        p = prism()
+        x = _cai_producer(env, spec)
+        valid = spec.get("valid") or ((0, 16) if spec.get("read_only") and target != "out" else None)
+        count = valid[1] if valid else 16
+        if target == "sum":
+            got = p.sum(x)
+            got = got if isinstance(got, (np.generic, float, int)) else env.read(prism_array_host(got))[()]
+            expected = env.read(x.memory)[valid[0]:valid[0] + count].sum() if valid else None
+            assert got == expected, f"sum {got}, expected {expected}"
+        elif target == "add":
+            y = env.native(np.full(count, 77, np.float32))
+            p.add(x, x, out=y)
+            np.testing.assert_array_equal(env.read(y).reshape(-1),
+                                          2 * env.read(x.memory)[valid[0]:valid[0] + count].reshape(-1))
+        else:
+            a = env.native(np.arange(100, 100 + count, dtype=np.float32))
+            p.add(a, a, out=x)
+            offset = (valid or (0, 0))[0]
+            got = env.read(x.memory)[offset:offset + count]
+            np.testing.assert_array_equal(got, 2 * np.arange(100, 100 + count, dtype=np.float32))
+    return run
+
+
+def prism_array_host(x):
+    """A result prism allocated (a prism.Array, for an object of no library) as NumPy."""
+    return np.asarray(x) if type(x).__name__ == "Array" else x
+
+
+def _register_cai_cases():
+    for field, spec in CAI_CASES.items():
+        for target in ("sum", "add", "out"):
+            if "valid" in spec or (spec.get("read_only") and target != "out"):
+                expect, match = "ok", None
+            elif spec.get("read_only"):
+                expect, match = "refused", "read-only"
+            else:
+                expect, match = "refused", spec.get("match")
+            run = _cai_target(spec, target)
+            # On GPU memory (PyTorch's or CuPy's): as the case says.
+            case(f"cai:{field}:{target}", ("torch", "cupy"), expect, match)(run)
+            # On host memory: a valid interface is refused as not CUDA memory where there is a GPU,
+            # and is a RuntimeError naming the device where there is none; the others as above.
+            if expect == "ok":
+                case(f"cai-host:{field}:{target}", ("numpy",), "either", None, ("RuntimeError",))(run)
+            else:
+                case(f"cai-host:{field}:{target}", ("numpy",), "refused", match)(run)
+
+
+_register_cai_cases()
+
+
 # ---- the buffer protocol ----------------------------------------------------------------------------
 
 def _ctypes_case(ctype, dtype, op):

@@ -2,9 +2,11 @@
 #pragma once
 // Warp- and block-wide reduction of any trivially copyable value, for every family's kernels
 // (the tuned reduction; scan and histogram combine their tiles the same way).
-#include <cuda_runtime.h>
+#include <prism/primitives/device_std.cuh>
 
-#include <type_traits>
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
 
 namespace prism::detail {
 

@@ -7,9 +7,11 @@
 // concatenation, a max over a type without a lowest value) works as well as a sum.
 #include <prism/primitives/block_reduce.cuh>
 
-#include <cuda_runtime.h>
+#include <prism/primitives/device_std.cuh>
 
-#include <type_traits>
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
 
 namespace prism::detail {
 

@@ -6,9 +6,11 @@
 // stream, so no memset launch is needed between calls.
 #include <prism/primitives/block_reduce.cuh>
 
-#include <cuda_runtime.h>
+#include <prism/primitives/device_std.cuh>
 
-#include <type_traits>
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
 
 namespace prism::detail {
 

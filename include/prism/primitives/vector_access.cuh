@@ -6,11 +6,8 @@
 // which is what keeps enough bytes in flight to reach the bandwidth ceiling. Below them, what a
 // tile's threads use at any alignment and size (load_elements, store_elements: one vector where
 // it can be, element by element where it cannot) and a prefetch of a range into L2.
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
+// Device-only where it is device code: it compiles under NVRTC too (<prism/primitives/device_std.cuh>).
+#include <prism/primitives/device_std.cuh>
 
 namespace prism::detail {
 
@@ -21,9 +18,17 @@ struct alignas(sizeof(T) * V) vector_of {
   T element[V];
 };
 
+// The largest of some sizes.
+template <class... S>
+constexpr std::size_t largest_of(S... s) {
+  std::size_t m = 0;
+  ((m = s > m ? s : m), ...);
+  return m;
+}
+
 // Elements per vector: enough for a 16-byte access to the widest of the arrays.
 template <class... T>
-constexpr int vector_width = static_cast<int>(16 / std::max({sizeof(T)...}));
+constexpr int vector_width = static_cast<int>(16 / largest_of(sizeof(T)...));
 
 // One vector moved as a single load or store of a plain word of its size. Copying vector_of<T, V>
 // directly would copy element by element for types with their own copy (__half and

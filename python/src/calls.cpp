@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: Apache-2.0
+// One call from Python, as prism_primitives' functions make it: where it runs (the first GPU
+// array's device, else the host), on which stream (the producer's current one, or stream=), the
+// arguments handed to the compiled layer in the cheapest form their kind allows, results allocated
+// like the inputs, and arrays on a foreign stream kept alive until it has passed the call. All of
+// it here, in C++: a call from Python costs its few attribute lookups and nothing else.
+//
+//   call = _prism.Call((a, b, out), stream)   # stream: None, an int, or a stream object
+//   out = call.like(a) if out is None else out
+//   _prism.elementwise.add(call(a), call(b), call(out), impl, call.stream)
+//   call.done()
+#include "arrays.hpp"
+#include "results.hpp"
+
+#include <prism/buffer.hpp>
+#include <prism/dispatch.hpp>
+#include <prism/error.hpp>
+
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace prism::python {
+
+// Where Linux maps a process's memory unless asked for more: up to 2^47 on x86-64, 2^48 on arm64
+// (Grace); elsewhere up to 2^57, past any 64-bit address space.
+#if defined(__x86_64__) || defined(_M_X64)
+const std::uint64_t user_space_end = std::uint64_t{1} << 47;
+#elif defined(__aarch64__)
+const std::uint64_t user_space_end = std::uint64_t{1} << 48;
+#else
+const std::uint64_t user_space_end = std::uint64_t{1} << 57;
+#endif
+
+const char* name(array_kind k) noexcept {
+  switch (k) {
+    case array_kind::numpy: return "numpy";
+    case array_kind::torch: return "torch";
+    case array_kind::cupy: return "cupy";
+    case array_kind::jax: return "jax";
+    case array_kind::numba: return "numba";
+    case array_kind::pycuda: return "pycuda";
+    case array_kind::prism: return "prism";
+    case array_kind::cai: return "cai";
+    case array_kind::dlpack: return "dlpack";
+    case array_kind::buffer: return "buffer";
+    case array_kind::other: return "other";
+  }
+  return "other";
+}
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+bool has_protocol(nb::handle object, const char* attribute) {
+  // The type's attribute first: a property that raises is still the protocol (its failure is the
+  // producer's, reported as such), then the object's own.
+  if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(object.ptr())), attribute)) return true;
+  const bool found = PyObject_HasAttrString(object.ptr(), attribute);
+  PyErr_Clear();
+  return found;
+}
+
+namespace {
+
+// The kind of a type, from its module; the protocols decide for types of no known library.
+array_kind kind_of_type(PyTypeObject* type, nb::handle object) {
+  if (nb::isinstance<device_array>(object)) return array_kind::prism;
+  nb::object module = nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__module__"));
+  std::string_view m;
+  if (module.is_valid() && PyUnicode_Check(module.ptr())) {
+    const char* utf8 = PyUnicode_AsUTF8(module.ptr());
+    if (utf8 != nullptr) m = utf8;
+  }
+  PyErr_Clear();
+  const bool buffer = type->tp_as_buffer != nullptr && type->tp_as_buffer->bf_getbuffer != nullptr;
+  if (starts_with(m, "torch")) return array_kind::torch;
+  if (starts_with(m, "cupy")) return array_kind::cupy;
+  if (starts_with(m, "jax") || starts_with(m, "jaxlib")) return array_kind::jax;
+  if (starts_with(m, "numba")) return array_kind::numba;
+  if (starts_with(m, "pycuda")) return array_kind::pycuda;
+  if (starts_with(m, "numpy") && buffer) return array_kind::numpy;
+  if (buffer) return array_kind::buffer;
+  // Not cached by type below: an object of no library may speak a protocol its type does not.
+  if (has_protocol(object, "__dlpack__")) return array_kind::dlpack;
+  if (has_protocol(object, "__cuda_array_interface__")) return array_kind::cai;
+  return array_kind::other;
+}
+
+// Kinds of the types seen so far (the types held, so that an address is never reused). Only the
+// kinds of known libraries are kept: an object of no library is looked at each time.
+std::vector<std::pair<nb::object, array_kind>>& kinds_seen() {
+  static auto* seen = new std::vector<std::pair<nb::object, array_kind>>();
+  return *seen;
+}
+
+}  // namespace
+
+array_kind kind_of(nb::handle object) {
+  PyTypeObject* type = Py_TYPE(object.ptr());
+  for (const auto& [t, k] : kinds_seen())
+    if (t.ptr() == reinterpret_cast<PyObject*>(type)) return k;
+  const array_kind k = kind_of_type(type, object);
+  if (k != array_kind::dlpack && k != array_kind::cai && k != array_kind::other && kinds_seen().size() < 256)
+    kinds_seen().emplace_back(nb::borrow(reinterpret_cast<PyObject*>(type)), k);
+  return k;
+}
+
+namespace {
+
+// An int from a Python int of any size, or nothing when it does not fit in 64 bits (signed).
+std::optional<long long> int64_of(nb::handle v) {
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (x == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (overflow != 0) return std::nullopt;
+  return x;
+}
+
+[[noreturn]] void not_a_stream(const std::string& value) {
+  throw std::invalid_argument("prism: stream " + value +
+                              " is not a CUDA stream handle (0, 1, 2 or the address of a stream: a torch.cuda.Stream's "
+                              "cuda_stream, a cupy Stream's ptr)");
+}
+
+std::string text_of(nb::handle v) {
+  PyObject* r = PyObject_Str(v.ptr());
+  if (r == nullptr) {
+    PyErr_Clear();
+    return "?";
+  }
+  const char* utf8 = PyUnicode_AsUTF8(r);
+  std::string text = utf8 != nullptr ? utf8 : "?";
+  PyErr_Clear();
+  Py_DECREF(r);
+  return text;
+}
+
+std::uintptr_t checked_handle(nb::handle value) {
+  const auto h = int64_of(value);
+  if (!h) not_a_stream(text_of(value));
+  if (*h < 0 || (*h > 2 && !(*h >= (1 << 16) && static_cast<std::uint64_t>(*h) < user_space_end)))
+    not_a_stream(std::to_string(*h));
+  return static_cast<std::uintptr_t>(*h);
+}
+
+}  // namespace
+
+std::uintptr_t stream_handle(nb::handle stream) {
+  if (PyBool_Check(stream.ptr())) throw nb::type_error("prism: stream must be an int handle or a stream object, not a bool");
+  if (PyLong_Check(stream.ptr())) return checked_handle(stream);
+  nb::object protocol = nb::steal(PyObject_GetAttrString(stream.ptr(), "__cuda_stream__"));
+  if (protocol.is_valid()) {
+    nb::object answer = nb::steal(PyObject_CallNoArgs(protocol.ptr()));
+    nb::object handle;
+    if (answer.is_valid()) {
+      nb::object second = nb::steal(PySequence_GetItem(answer.ptr(), 1));
+      if (second.is_valid() && !PyBool_Check(second.ptr())) handle = nb::steal(PyNumber_Index(second.ptr()));
+    }
+    if (!handle.is_valid()) {
+      std::string why = "no answer";
+      if (PyErr_Occurred()) {
+        nb::python_error error;
+        why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
+      }
+      throw nb::type_error(("prism: the stream's __cuda_stream__() gave no (version, handle) pair (" + why + ")").c_str());
+    }
+    return checked_handle(handle);
+  }
+  PyErr_Clear();
+  for (const char* attribute : {"cuda_stream", "ptr"}) {  // torch.cuda.Stream, cupy.cuda.Stream
+    nb::object value = nb::steal(PyObject_GetAttrString(stream.ptr(), attribute));
+    if (value.is_valid() && PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) return checked_handle(value);
+    PyErr_Clear();
+  }
+  throw nb::type_error(("prism: stream must be an int handle, a torch.cuda.Stream, a cupy Stream or have "
+                        "__cuda_stream__, not " + std::string(Py_TYPE(stream.ptr())->tp_name))
+                           .c_str());
+}
+
+namespace {
+
+// ---- what prism uses of each library, looked up once it is in use ---------------------------------
+
+nb::object attribute_path(const char* module, std::initializer_list<const char*> path) {
+  nb::object o = nb::module_::import_(module);
+  for (const char* p : path) o = o.attr(p);
+  return o;
+}
+
+struct libraries {
+  nb::object torch_raw_stream;   // torch._C._cuda_getCurrentRawStream(device)
+  nb::object torch_to_dlpack;    // torch._C._to_dlpack(tensor), or None
+  nb::object torch_from_dlpack;  // torch._C._from_dlpack(capsule)
+  nb::object torch_empty;
+  nb::object torch_module;
+  nb::object cupy_current_stream, cupy_from_dlpack;
+  nb::object jax_from_dlpack;
+  nb::object numba_as_cuda_array;
+  nb::object pycuda_gpuarray;
+  nb::object numpy_empty, numpy_empty_like, numpy_dtype;
+
+  static libraries& get() {
+    static auto* l = new libraries();  // kept to the end: no teardown order with Python's
+    return *l;
+  }
+
+  void load_torch() {
+    if (torch_module.is_valid()) return;
+    nb::object torch = nb::module_::import_("torch");
+    nb::object c = torch.attr("_C");
+    torch_raw_stream = nb::getattr(c, "_cuda_getCurrentRawStream", nb::none());
+    torch_from_dlpack = nb::getattr(c, "_from_dlpack", nb::none());
+    if (torch_from_dlpack.is_none()) torch_from_dlpack = attribute_path("torch.utils.dlpack", {"from_dlpack"});
+    torch_empty = torch.attr("empty");
+    // torch's C export of a capsule, if it takes a tensor alone without a warning.
+    torch_to_dlpack = nb::none();
+    nb::object export_ = nb::getattr(c, "_to_dlpack", nb::none());
+    if (!export_.is_none()) {
+      nb::object warnings = nb::module_::import_("warnings");
+      nb::object catcher = warnings.attr("catch_warnings")();
+      catcher.attr("__enter__")();
+      try {
+        warnings.attr("simplefilter")("error");
+        export_(torch_empty(1));
+        torch_to_dlpack = export_;
+      } catch (const nb::python_error&) {  // another signature, or deprecated: __dlpack__ serves
+      }
+      catcher.attr("__exit__")(nb::none(), nb::none(), nb::none());
+    }
+    torch_module = torch;
+  }
+
+  void load_numpy() {
+    if (numpy_empty.is_valid()) return;
+    nb::object numpy = nb::module_::import_("numpy");
+    numpy_empty = numpy.attr("empty");
+    numpy_empty_like = numpy.attr("empty_like");
+    numpy_dtype = numpy.attr("dtype");
+  }
+};
+
+// The interned Python string of an attribute name (a literal): looked up by its address, so that
+// an attribute on the call path costs no decoding or hashing of the name.
+PyObject* interned(const char* attribute) {
+  static std::vector<std::pair<const char*, PyObject*>>* names = new std::vector<std::pair<const char*, PyObject*>>();
+  for (const auto& [literal, name] : *names)
+    if (literal == attribute) return name;
+  PyObject* name = PyUnicode_InternFromString(attribute);
+  if (name == nullptr) nb::raise_python_error();
+  names->emplace_back(attribute, name);  // kept for the process's life
+  return name;
+}
+
+nb::object call_attr(nb::handle object, const char* attribute) {
+  nb::object v = nb::steal(PyObject_GetAttr(object.ptr(), interned(attribute)));
+  if (!v.is_valid()) nb::raise_python_error();
+  return v;
+}
+
+bool truth(nb::handle v) {
+  const int t = PyObject_IsTrue(v.ptr());
+  if (t < 0) nb::raise_python_error();
+  return t == 1;
+}
+
+// The CUDA device of a GPU array, or -1 for host memory.
+int gpu_device(nb::handle x, array_kind kind) {
+  switch (kind) {
+    case array_kind::numpy:
+    case array_kind::buffer:
+    case array_kind::other:
+      return -1;
+    case array_kind::torch:
+      if (!truth(call_attr(x, "is_cuda"))) return -1;
+      return nb::cast<int>(call_attr(x, "get_device")());
+    case array_kind::cupy:
+      return nb::cast<int>(call_attr(call_attr(x, "device"), "id"));
+    case array_kind::prism:
+      return as_device_array(x)->device;
+    case array_kind::numba:
+    case array_kind::pycuda:
+    case array_kind::cai:
+      return summarize_cai(x, kind).device;
+    case array_kind::jax:
+    case array_kind::dlpack: {
+      nb::object where = nb::steal(PyObject_GetAttrString(x.ptr(), "__dlpack_device__"));
+      if (!where.is_valid()) {
+        PyErr_Clear();
+        return -1;
+      }
+      nb::object answer = nb::steal(PyObject_CallNoArgs(where.ptr()));
+      std::optional<long long> type, id;
+      if (answer.is_valid() && PySequence_Check(answer.ptr()) && PySequence_Size(answer.ptr()) == 2) {
+        nb::object t = nb::steal(PySequence_GetItem(answer.ptr(), 0)), i = nb::steal(PySequence_GetItem(answer.ptr(), 1));
+        if (t.is_valid() && i.is_valid()) {
+          nb::object ti = nb::steal(PyNumber_Index(t.ptr())), ii = nb::steal(PyNumber_Index(i.ptr()));
+          if (ti.is_valid() && ii.is_valid()) type = int64_of(ti), id = int64_of(ii);
+        }
+      }
+      if (!type || !id) {
+        std::string why = "no (device type, device id) pair";
+        if (PyErr_Occurred()) {
+          nb::python_error error;
+          why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
+        }
+        throw std::invalid_argument("prism: " + std::string(Py_TYPE(x.ptr())->tp_name) +
+                                    ".__dlpack_device__() gave no (device type, device id) pair of integers (" + why +
+                                    ")");
+      }
+      if ((*type == 2 || *type == 13) && *id >= 0 && *id < (1 << 30)) return static_cast<int>(*id);
+      return -1;  // CUDA and CUDA managed are GPUs; anything else is read (or refused) as it is
+    }
+  }
+  return -1;
+}
+
+// The handle of the producer's current stream on `device` (0: the legacy default stream).
+std::uintptr_t producer_stream(array_kind kind, int device, nb::handle like) {
+  libraries& l = libraries::get();
+  switch (kind) {
+    case array_kind::torch: {
+      l.load_torch();
+      if (!l.torch_raw_stream.is_none()) return nb::cast<std::uintptr_t>(l.torch_raw_stream(device));
+      return nb::cast<std::uintptr_t>(
+          attribute_path("torch.cuda", {"current_stream"})(device).attr("cuda_stream"));
+    }
+    case array_kind::cupy: {
+      if (!l.cupy_current_stream.is_valid()) l.cupy_current_stream = attribute_path("cupy.cuda", {"get_current_stream"});
+      try {
+        return nb::cast<std::uintptr_t>(l.cupy_current_stream(device).attr("ptr"));
+      } catch (const nb::python_error& error) {  // a CuPy whose get_current_stream takes no device
+        if (!error.matches(PyExc_TypeError)) throw;
+        nb::object scope = attribute_path("cupy.cuda", {"Device"})(device);
+        scope.attr("__enter__")();
+        const auto s = nb::cast<std::uintptr_t>(l.cupy_current_stream().attr("ptr"));
+        scope.attr("__exit__")(nb::none(), nb::none(), nb::none());
+        return s;
+      }
+    }
+    case array_kind::prism:
+      return as_device_array(like)->stream;
+    case array_kind::numba:
+    case array_kind::pycuda:
+    case array_kind::cai: {
+      const std::uintptr_t s = summarize_cai(like, kind).stream;
+      return s == 1 ? 0 : s;
+    }
+    default:
+      return 0;  // another DLPack producer: the legacy default stream, as DLPack's stream=None means
+  }
+}
+
+// Calls on a stream other than their producer's, and the arrays they keep alive (the GIL guards it).
+struct held_call {
+  cudaEvent_t event;
+  std::vector<nb::object> arrays;
+};
+std::vector<held_call>& held_calls() {
+  static auto* held = new std::vector<held_call>();
+  return *held;
+}
+
+bool event_passed(cudaEvent_t event) {
+  const cudaError_t status = cudaEventQuery(event);
+  if (status == cudaErrorNotReady) return false;
+  (void)cudaGetLastError();
+  (void)cudaEventDestroy(event);
+  return true;
+}
+
+void release_passed() {
+  auto& held = held_calls();
+  std::erase_if(held, [](const held_call& h) { return event_passed(h.event); });
+}
+
+std::size_t held() {
+  release_passed();
+  return held_calls().size();
+}
+
+// ---- dtypes by name ----------------------------------------------------------------------------------
+
+// The name of a dtype object (numpy's, torch's, CuPy's and JAX's are numpy's), or a str as it is.
+std::string dtype_name(nb::handle dtype) {
+  static auto* seen = new std::vector<std::pair<nb::object, std::string>>();
+  for (const auto& [d, n] : *seen)
+    if (d.ptr() == dtype.ptr()) return n;
+  std::string n;
+  if (PyUnicode_Check(dtype.ptr())) return nb::cast<std::string>(dtype);
+  const std::string text = text_of(dtype);
+  if (starts_with(text, "torch.")) {
+    n = text.substr(6);
+  } else {
+    libraries& l = libraries::get();
+    l.load_numpy();
+    n = nb::cast<std::string>(l.numpy_dtype(dtype).attr("name"));
+  }
+  if (seen->size() < 256) seen->emplace_back(nb::borrow(dtype), n);
+  return n;
+}
+
+// The shape and dtype name of x, for results like it.
+std::pair<std::vector<std::int64_t>, std::string> shape_and_dtype(nb::handle x, array_kind kind, int device) {
+  switch (kind) {
+    case array_kind::numpy:
+    case array_kind::torch:
+    case array_kind::cupy:
+    case array_kind::jax:
+    case array_kind::numba:
+    case array_kind::pycuda: {
+      nb::object shape = call_attr(x, "shape");
+      std::vector<std::int64_t> extents;
+      for (nb::handle e : shape) extents.push_back(nb::cast<std::int64_t>(e));
+      return {std::move(extents), dtype_name(call_attr(x, "dtype"))};
+    }
+    case array_kind::prism: {
+      const device_array* a = as_device_array(x);
+      return {a->shape, name(a->type)};
+    }
+    default:
+      break;
+  }
+  // Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
+  // layout is read, so its producer is asked for no synchronization (stream -1).
+  if (device >= 0 && kind == array_kind::dlpack) {
+    nb::object capsule = call_attr(x, "__dlpack__")(nb::arg("stream") = -1);
+    auto [shape, type] = describe(capsule);
+    return {std::move(shape), type};
+  }
+  auto [shape, type] = describe(x);
+  return {std::move(shape), type};
+}
+
+nb::tuple as_tuple(const std::vector<std::int64_t>& shape) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(shape.size()));
+  if (t == nullptr) nb::raise_python_error();
+  for (std::size_t i = 0; i < shape.size(); ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(shape[i]));
+  return nb::steal<nb::tuple>(t);
+}
+
+// ---- the call ---------------------------------------------------------------------------------------
+
+class call {
+ public:
+  call(nb::handle arrays, nb::handle stream) {
+    nb::object items = nb::steal(PySequence_Fast(arrays.ptr(), "prism: the call's arrays"));
+    if (!items.is_valid()) nb::raise_python_error();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      nb::handle x = PySequence_Fast_GET_ITEM(items.ptr(), i);
+      if (x.is_none()) continue;
+      const array_kind k = kind_of(x);
+      if (!like_.is_valid()) kind_ = k, like_ = nb::borrow(x);
+      const int d = gpu_device(x, k);
+      if (d >= 0) {
+        kind_ = k, like_ = nb::borrow(x), device_ = d;
+        break;
+      }
+    }
+    if (device_ >= 0) {
+      producer_ = producer_stream(kind_, device_, like_);
+      stream_ = stream.is_none() ? producer_ : stream_handle(stream);
+      foreign_ = !same_stream(stream_, producer_);
+    } else {
+      stream_ = stream.is_none() ? 0 : stream_handle(stream);
+    }
+    dlpack_stream_ = stream_ == 0 ? 1 : static_cast<std::int64_t>(stream_);
+  }
+
+  // x as the compiled layer takes it: host arrays as they are (the buffer protocol, or
+  // __dlpack__() called there), torch and CuPy arrays through their DLPack export on the call's
+  // stream, the others as a pending argument that take() reads with the call's stream.
+  nb::object operator()(nb::handle x) {
+    if (x.is_none()) return nb::none();
+    if (foreign_) arrays_.push_back(nb::borrow(x));
+    const array_kind k = kind_of(x);
+    switch (k) {
+      case array_kind::numpy:
+      case array_kind::buffer:
+      case array_kind::other:  // refused by take(), with the reason
+        return nb::borrow(x);
+      case array_kind::torch: {
+        // DLPack has no negative or conjugate bit: the capsule would hand over the stored values.
+        if (truth(call_attr(x, "is_neg")()) || truth(call_attr(x, "is_conj")()))
+          throw std::invalid_argument(
+              "prism: a torch tensor with its negative or conjugate bit set would be read as stored, not as it "
+              "reads: call .resolve_neg() / .resolve_conj() first (prism never copies)");
+        if (!truth(call_attr(x, "is_cuda"))) return nb::borrow(x);
+        libraries& l = libraries::get();
+        l.load_torch();
+        // On torch's current stream __dlpack__ has nothing to order: the C export is the same
+        // capsule without the Python-level checks.
+        if (!foreign_ && !l.torch_to_dlpack.is_none()) return l.torch_to_dlpack(x);
+        return dlpack_of(x);
+      }
+      case array_kind::cupy:
+        return dlpack_of(x);
+      default:
+        return make_pending({nb::borrow(x), k, stream_, dlpack_stream_, device_});
+    }
+  }
+
+  // After the call: the arrays of a call on a foreign stream are kept until the stream passes it;
+  // results handed to JAX are complete before JAX sees them.
+  void done() {
+    if (wait_for_results_) {
+      const auto s = reinterpret_cast<cudaStream_t>(stream_);
+      prism::check(without_gil([&] { return cudaStreamSynchronize(s); }), "cudaStreamSynchronize", "prism");
+    }
+    if (foreign_ && !arrays_.empty()) {
+      release_passed();
+      int previous = 0;
+      prism::check(cudaGetDevice(&previous), "cudaGetDevice", "prism");
+      if (previous != device_) prism::check(cudaSetDevice(device_), "cudaSetDevice", "prism");
+      cudaEvent_t event = nullptr;
+      cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+      if (status == cudaSuccess) {
+        status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream_));
+        if (status != cudaSuccess) (void)cudaEventDestroy(event);
+      }
+      if (previous != device_) (void)cudaSetDevice(previous);
+      prism::check(status, "cudaEventRecord", "prism");
+      held_calls().push_back({event, std::move(arrays_)});
+      arrays_.clear();
+    }
+  }
+
+  // A result of `shape` and dtype `dtype_name`: on the host a NumPy array (a torch tensor for
+  // torch's host tensors); on a GPU prism's own memory, on the call's stream, handed back as the
+  // input's kind of array, or as a prism.Array for kinds prism does not know.
+  nb::object empty(nb::handle shape_, const std::string& dtype_name) {
+    std::vector<std::int64_t> shape;
+    for (nb::handle e : shape_) shape.push_back(nb::cast<std::int64_t>(e));
+    return allocate(shape, dtype_name);
+  }
+
+  // A result shaped like x (flattened when asked), of x's dtype or `dtype`.
+  nb::object like(nb::handle x, nb::handle dtype, bool flat) {
+    const array_kind k = kind_of(x);
+    if (k == array_kind::numpy && dtype.is_none() && !flat && device_ < 0) {
+      libraries& l = libraries::get();
+      l.load_numpy();
+      return l.numpy_empty_like(x);
+    }
+    auto [shape, name_] = shape_and_dtype(x, k, device_);
+    if (!dtype.is_none()) name_ = dtype_name(dtype);
+    if (flat) {
+      std::int64_t size = 1;
+      for (std::int64_t e : shape) size *= e;
+      shape = {size};
+    }
+    return allocate(shape, name_);
+  }
+
+  std::uintptr_t stream() const noexcept { return stream_; }
+  int device() const noexcept { return device_; }
+  const char* kind() const noexcept { return name(kind_); }
+  // Whether a reduction without out= returns an array (GPU arrays: nothing waits; torch's host
+  // tensors, as torch.sum does) rather than a NumPy scalar.
+  bool returns_array() const noexcept { return device_ >= 0 || kind_ == array_kind::torch; }
+  bool foreign() const noexcept { return foreign_; }
+
+ private:
+  nb::object dlpack_of(nb::handle x) {
+    nb::object method = nb::steal(PyObject_GetAttrString(x.ptr(), "__dlpack__"));
+    if (!method.is_valid()) {
+      PyErr_Clear();
+      throw std::invalid_argument("prism: a " + std::string(Py_TYPE(x.ptr())->tp_name) + " on a GPU without __dlpack__");
+    }
+    nb::object capsule;
+    try {
+      capsule = method(nb::arg("stream") = dlpack_stream_);
+    } catch (nb::python_error& error) {
+      if (!error.matches(PyExc_Exception)) throw;
+      const std::string why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
+      nb::raise_from(error, PyExc_ValueError, "prism: %s.__dlpack__(stream=%lld) failed (%s)", Py_TYPE(x.ptr())->tp_name,
+                     static_cast<long long>(dlpack_stream_), why.c_str());
+    }
+    if (!PyCapsule_CheckExact(capsule.ptr()))
+      throw std::invalid_argument("prism: " + std::string(Py_TYPE(x.ptr())->tp_name) + ".__dlpack__() returned a " +
+                                  Py_TYPE(capsule.ptr())->tp_name + ", not a DLPack capsule");
+    return capsule;
+  }
+
+  nb::object allocate(const std::vector<std::int64_t>& shape, const std::string& dtype_name) {
+    libraries& l = libraries::get();
+    const bool numpy_has = dtype_name != "bfloat16";
+    if (device_ < 0) {
+      if (kind_ == array_kind::torch) {
+        l.load_torch();
+        nb::object dtype = nb::getattr(l.torch_module, dtype_name.c_str(), nb::none());
+        if (dtype.is_none()) throw std::invalid_argument("prism: PyTorch has no " + dtype_name);
+        return l.torch_empty(as_tuple(shape), nb::arg("dtype") = dtype);
+      }
+      if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
+      l.load_numpy();
+      return l.numpy_empty(as_tuple(shape), nb::arg("dtype") = dtype_name);
+    }
+    for (std::int64_t e : shape)
+      if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
+    array where;  // the device the result goes to, refused with its name if this process cannot reach it
+    where.device_type = 2;
+    where.device_id = device_;
+    where.role = "the result";
+    device_scope scope("allocate", {&where});
+    device_array result;
+    result.type = element_named(dtype_name);
+    result.shape = shape;
+    result.device = device_;
+    result.stream = stream_;
+    result.memory = allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism");
+    switch (kind_) {
+      case array_kind::torch:
+        l.load_torch();
+        return l.torch_from_dlpack(export_dlpack(result, false));
+      case array_kind::cupy:
+        if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
+        if (!l.cupy_from_dlpack.is_valid()) l.cupy_from_dlpack = attribute_path("cupy", {"from_dlpack"});
+        return l.cupy_from_dlpack(wrap_device_array(std::move(result)));
+      case array_kind::jax:
+        // JAX takes an array as it is when it imports it: the call's work is finished first (done()).
+        if (!l.jax_from_dlpack.is_valid()) l.jax_from_dlpack = attribute_path("jax.dlpack", {"from_dlpack"});
+        wait_for_results_ = true;
+        return l.jax_from_dlpack(wrap_device_array(std::move(result)));
+      case array_kind::numba:
+        if (!numpy_has) throw std::invalid_argument("prism: Numba has no " + dtype_name);
+        if (!l.numba_as_cuda_array.is_valid()) l.numba_as_cuda_array = attribute_path("numba.cuda", {"as_cuda_array"});
+        return l.numba_as_cuda_array(wrap_device_array(std::move(result)));
+      case array_kind::pycuda: {
+        if (!numpy_has) throw std::invalid_argument("prism: PyCUDA has no " + dtype_name);
+        if (!l.pycuda_gpuarray.is_valid()) l.pycuda_gpuarray = attribute_path("pycuda.gpuarray", {"GPUArray"});
+        l.load_numpy();
+        const auto pointer = reinterpret_cast<std::uintptr_t>(result.data());
+        nb::object owner = wrap_device_array(std::move(result));
+        return l.pycuda_gpuarray(as_tuple(shape), l.numpy_dtype(dtype_name), nb::arg("gpudata") = pointer,
+                                 nb::arg("base") = owner);
+      }
+      default:
+        return wrap_device_array(std::move(result));
+    }
+  }
+
+  array_kind kind_ = array_kind::numpy;
+  nb::object like_;
+  int device_ = -1;
+  std::uintptr_t producer_ = 0, stream_ = 0;
+  std::int64_t dlpack_stream_ = 1;
+  bool foreign_ = false;
+  bool wait_for_results_ = false;
+  std::vector<nb::object> arrays_;
+};
+
+// The shape and dtype name of an array, for results like it (Python's _describe).
+nb::tuple describe_like(nb::handle x) {
+  const array_kind k = kind_of(x);
+  auto [shape, type] = shape_and_dtype(x, k, k == array_kind::dlpack ? gpu_device(x, k) : -1);
+  return nb::make_tuple(as_tuple(shape), nb::str(type.c_str(), type.size()));
+}
+
+}  // namespace
+
+void bind_calls(nb::module_& m) {
+  using namespace nb::literals;
+  m.attr("user_space") = nb::int_(user_space_end);
+  m.def("cpu_serial_below_bytes", &prism::detail::cpu_serial_below_bytes,
+        "Below this many bytes moved the cpu implementation runs on the calling thread alone.");
+  m.def("held", &held, "How many calls on an explicit stream still keep their arrays alive.");
+  m.def("stream_handle", [](nb::handle s) { return stream_handle(s); }, "stream"_a);
+  m.def("kind", [](nb::handle x) { return name(kind_of(x)); }, "array"_a);
+  m.def("describe_like", &describe_like, "array"_a);
+  nb::class_<call>(m, "Call")
+      .def(nb::init<nb::handle, nb::handle>(), "arrays"_a, "stream"_a.none())
+      .def("__call__", &call::operator(), "array"_a.none())
+      .def("done", &call::done)
+      .def("empty", &call::empty, "shape"_a, "dtype"_a)
+      .def("like", &call::like, "array"_a, "dtype"_a.none() = nb::none(), "flat"_a = false)
+      .def_prop_ro("stream", &call::stream)
+      .def_prop_ro("device", &call::device)
+      .def_prop_ro("kind", &call::kind)
+      .def_prop_ro("returns_array", &call::returns_array)
+      .def_prop_ro("foreign", &call::foreign);
+}
+
+}  // namespace prism::python
