@@ -680,7 +680,7 @@ def union1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
 def intersect1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
     """The sorted intersection of sorted a and b (std::set_intersection): each value min(m, n)
     times, a's elements."""
-    return _set_operation("set_intersection", a, b, out, count, impl, stream, min)
+    return _set_operation("set_intersection", a, b, out, count, impl, stream, lambda m, n: m if m < n else n)
 
 
 def setdiff1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
