@@ -33,44 +33,18 @@ using prism::set_operation;
 
 using key_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 
-void synchronize(impl which) {
-  if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-}
-
-template <class T>
-auto bits_of(T v) {
-  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
-  std::memcpy(&b, &v, sizeof(T));
-  return b;
-}
-
-// a before b: integers by value; floats: NaNs with the sign bit set first (the larger the payload,
-// the earlier), then numbers by value (-0.0 == +0.0), then the other NaNs (by payload).
-template <class T>
-bool before(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    return a < b;
-  } else {
-    const auto group = [](T x) { return std::isnan(x) ? (std::signbit(x) ? 0 : 2) : 1; };
-    const int ga = group(a), gb = group(b);
-    if (ga != gb) return ga < gb;
-    if (ga == 1) return a < b;
-    const auto pa = bits_of(a), pb = bits_of(b);
-    return ga == 0 ? pa > pb : pa < pb;
-  }
-}
 template <class T>
 struct order {
-  bool operator()(T a, T b) const { return before(a, b); }
+  bool operator()(T a, T b) const { return sorts_before(a, b); }
 };
 
 template <class T>
 ::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
   if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (bits_of(got[i]) != bits_of(want[i])) {
-      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << bits_of(got[i])
-                                           << "), want " << +want[i] << " (bits " << bits_of(want[i]) << ")";
+    if (element_bits(got[i]) != element_bits(want[i])) {
+      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << element_bits(got[i])
+                                           << "), want " << +want[i] << " (bits " << element_bits(want[i]) << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -114,7 +88,7 @@ void check_merge(impl which, const std::vector<T>& a, const std::vector<T>& b, s
   placed_array<T> x(a, memory_of(which), offset), y(b, memory_of(which));
   placed_array<T> out(std::vector<T>(a.size() + b.size(), poison<T>()), memory_of(which), offset);
   prism::merge(prism::par.with(which), x.view(), y.view(), out.view());
-  synchronize(which);
+  synchronize_for(which);
   std::vector<T> want;
   std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want), order<T>{});
   ASSERT_TRUE(same_bits(out.values(), want));
@@ -149,12 +123,12 @@ void check_merge_by_key(impl which, const std::vector<K>& a, const std::vector<K
   placed_array<K> ka(a, where), kb(b, where), ko(std::vector<K>(n, poison<K>()), where);
   placed_array<V> xa(va, where), xb(vb, where), vo(std::vector<V>(n, poison<V>()), where);
   prism::merge_by_key(prism::par.with(which), ka.view(), xa.view(), kb.view(), xb.view(), ko.view(), vo.view());
-  synchronize(which);
+  synchronize_for(which);
   std::vector<std::pair<K, V>> pa, pb, want;
   for (std::size_t i = 0; i < a.size(); ++i) pa.emplace_back(a[i], va[i]);
   for (std::size_t j = 0; j < b.size(); ++j) pb.emplace_back(b[j], vb[j]);
   std::merge(pa.begin(), pa.end(), pb.begin(), pb.end(), std::back_inserter(want),
-             [](const auto& x, const auto& y) { return before(x.first, y.first); });
+             [](const auto& x, const auto& y) { return sorts_before(x.first, y.first); });
   std::vector<K> want_keys;
   std::vector<V> want_values;
   for (const auto& [k, v] : want) {
@@ -201,7 +175,7 @@ TEST_P(Merge, BadArgumentsRefused) {
                                    y.subspan(0, 16), y.subspan(8, 16)),
                std::invalid_argument);
   EXPECT_THROW(prism::set_union(policy, x.subspan(0, 8), x.subspan(8, 8), x.subspan(8, 16)), std::invalid_argument);
-  synchronize(GetParam());
+  synchronize_for(GetParam());
   EXPECT_EQ(p.values(), init);
   EXPECT_EQ(q.values(), init);
 }
@@ -272,7 +246,7 @@ void check_set(impl which, set_operation op, const std::vector<T>& a, const std:
     const std::size_t count = run_set(op, policy, x.view(), y.view(), out.view());
     ASSERT_EQ(count, want.size());
     auto got = out.values();
-    ASSERT_TRUE(std::all_of(got.begin() + count, got.end(), [](T v) { return bits_of(v) == bits_of(poison<T>()); }))
+    ASSERT_TRUE(std::all_of(got.begin() + count, got.end(), [](T v) { return element_bits(v) == element_bits(poison<T>()); }))
         << "written past the count";
     got.resize(count);
     ASSERT_TRUE(same_bits(got, want));
@@ -281,7 +255,7 @@ void check_set(impl which, set_operation op, const std::vector<T>& a, const std:
     placed_array<T> out(std::vector<T>(capacity, poison<T>()), where);
     placed_array<std::size_t> count(std::vector<std::size_t>{12345}, where);
     run_set_into(op, policy, x.view(), y.view(), out.view(), count.view());
-    synchronize(which);
+    synchronize_for(which);
     ASSERT_EQ(count.values()[0], want.size());
     auto got = out.values();
     got.resize(want.size());
@@ -295,9 +269,9 @@ void check_set(impl which, set_operation op, const std::vector<T>& a, const std:
   if (!want.empty()) {
     placed_array<T> out(std::vector<T>(want.size() - 1, poison<T>()), where);
     EXPECT_THROW(run_set(op, policy, x.view(), y.view(), out.view()), std::invalid_argument);
-    synchronize(which);
+    synchronize_for(which);
     const auto untouched = out.values();
-    EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](T v) { return bits_of(v) == bits_of(poison<T>()); }));
+    EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](T v) { return element_bits(v) == element_bits(poison<T>()); }));
   }
 }
 

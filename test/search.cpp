@@ -3,9 +3,9 @@
 // registered implementation and every stage of its lesson, and the conformance kit. Plain C++: the
 // same calls a consumer of the compiled library makes.
 //
-// The reference orders elements by a comparator written here from the documented order (NaNs by
-// sign and then payload, -0.0 == +0.0, numbers by value), independently of the library's keys of
-// the bits. Positions are compared exactly.
+// The reference orders elements by sorts_before (test/testing.hpp), written from the documented
+// order (NaNs by sign and then payload, -0.0 == +0.0, numbers by value), independently of the
+// library's keys of the bits. Positions are compared exactly.
 #include <prism/elementwise.hpp>
 #include <prism/search.hpp>
 #include <prism/sort.hpp>
@@ -32,37 +32,11 @@ using prism::query_order;
 
 using element_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 
-void synchronize(impl which) {
-  if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-}
-
-template <class T>
-auto bits_of(T v) {
-  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
-  std::memcpy(&b, &v, sizeof(T));
-  return b;
-}
-
 // ---- the reference order ----------------------------------------------------------------------------
 
-// a before b: integers by value; floats: NaNs with the sign bit set first (the larger the payload,
-// the earlier), then numbers by value (-0.0 == +0.0), then the other NaNs (by payload).
-template <class T>
-bool before(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    return a < b;
-  } else {
-    const auto group = [](T x) { return std::isnan(x) ? (std::signbit(x) ? 0 : 2) : 1; };
-    const int ga = group(a), gb = group(b);
-    if (ga != gb) return ga < gb;
-    if (ga == 1) return a < b;
-    const auto pa = bits_of(a), pb = bits_of(b);
-    return ga == 0 ? pa > pb : pa < pb;
-  }
-}
 template <class T>
 struct reference_less {
-  bool operator()(T a, T b) const { return before(a, b); }
+  bool operator()(T a, T b) const { return sorts_before(a, b); }
 };
 
 template <class T>
@@ -124,7 +98,7 @@ T random_value(std::uint64_t seed, std::size_t i) {
   static const std::vector<T> p = pool<T>();
   const std::uint64_t r = mix(seed ^ mix(i));
   if (r % 4 == 0) return p[(r >> 8) % p.size()];
-  auto b = static_cast<decltype(bits_of(T{}))>(mix(r));
+  auto b = static_cast<decltype(element_bits(T{}))>(mix(r));
   T x;
   std::memcpy(&x, &b, sizeof(T));
   return x;
@@ -186,7 +160,7 @@ void check_search(impl which, std::size_t n, std::size_t m, bool sorted_queries,
   prism::upper_bound(policy, sorted.view(), queries.view(), upper.view(), order);
   prism::equal_range(policy, sorted.view(), queries.view(), both_lower.view(), both_upper.view(), order);
   prism::binary_search(policy, sorted.view(), queries.view(), found.view(), order);
-  synchronize(which);
+  synchronize_for(which);
   const auto want_lower = reference_lower(a, q), want_upper = reference_upper(a, q);
   ASSERT_TRUE(positions_match(lower.values(), want_lower, "lower_bound"));
   ASSERT_TRUE(positions_match(upper.values(), want_upper, "upper_bound"));
@@ -262,7 +236,7 @@ TEST_P(Search, FloatOrderAsDocumented) {
     const auto policy = prism::par.with(GetParam());
     prism::equal_range(policy, sorted.view(), queries.view(), lower.view(), upper.view());
     prism::binary_search(policy, sorted.view(), queries.view(), found.view());
-    synchronize(GetParam());
+    synchronize_for(GetParam());
     EXPECT_TRUE(positions_match(lower.values(), want_lower, "lower"));
     EXPECT_TRUE(positions_match(upper.values(), want_upper, "upper"));
     EXPECT_TRUE(positions_match(found.values(), want_found, "found"));
@@ -303,7 +277,7 @@ TEST_P(Search, UnsortedQueriesPromisedSortedTouchNothingOutside) {
   const auto inner = out.view().subspan(guard, m);
   prism::lower_bound(policy, sorted.view(), queries.view(), inner, query_order::sorted);
   prism::upper_bound(policy, sorted.view(), queries.view(), inner, query_order::sorted);
-  synchronize(GetParam());
+  synchronize_for(GetParam());
   const auto after = out.values();
   for (std::size_t i = 0; i < guard; ++i) {
     ASSERT_EQ(after[i], -7) << "before the output, " << guard - i;
@@ -349,7 +323,7 @@ TEST_P(Search, BadArgumentsRefusedWithNothingWritten) {
     EXPECT_NE(std::string(e.what()).find("4294967295"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](std::int32_t v) { return v == -1; }));
-  synchronize(which);
+  synchronize_for(which);
   for (std::int64_t v : out.values()) EXPECT_EQ(v, -1);
   for (std::int64_t v : other.values()) EXPECT_EQ(v, -1);
   for (std::uint8_t v : found.values()) EXPECT_EQ(v, 9);
@@ -376,7 +350,7 @@ TEST_P(Search, OutputsOverTheInputsRefused) {
   EXPECT_THROW(prism::binary_search(policy, s, q,
                                     prism::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(b.data() + 30), 16)),
                std::invalid_argument);
-  synchronize(which);
+  synchronize_for(which);
   for (std::uint32_t v : buffer.values()) EXPECT_EQ(v, 5u);
 }
 
@@ -458,7 +432,7 @@ TEST_P(GpuSearchLesson, MatchesReference) {
       placed_array<std::uint32_t> sorted(a, memory::device, 1), queries(q, memory::device, 1);
       placed_array<std::int64_t> out(std::vector<std::int64_t>(m, -1), memory::device);
       prism::lower_bound(GetParam(), prism::par, sorted.view(), queries.view(), out.view());
-      synchronize(impl::raw);
+      synchronize_for(impl::raw);
       ASSERT_TRUE(positions_match(out.values(), reference_lower(a, q), "lower_bound"));
     }
   }

@@ -29,37 +29,9 @@ using namespace prism::testing;
 using prism::impl;
 using prism::sort_order;
 
-
 using key_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 
-void synchronize(impl which) {
-  if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-}
-
-template <class T>
-auto bits_of(T v) {
-  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
-  std::memcpy(&b, &v, sizeof(T));
-  return b;
-}
-
-// ---- the reference order ----------------------------------------------------------------------------
-
-// a before b ascending: integers by value; floats: NaNs with the sign bit set first (the larger the
-// payload, the earlier), then numbers by value (-0.0 == +0.0), then the other NaNs (by payload).
-template <class T>
-bool before(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    return a < b;
-  } else {
-    const auto group = [](T x) { return std::isnan(x) ? (std::signbit(x) ? 0 : 2) : 1; };
-    const int ga = group(a), gb = group(b);
-    if (ga != gb) return ga < gb;
-    if (ga == 1) return a < b;
-    const auto pa = bits_of(a), pb = bits_of(b);
-    return ga == 0 ? pa > pb : pa < pb;
-  }
-}
+// ---- the reference order (sorts_before: test/testing.hpp) -----------------------------------------
 
 // The stable permutation that sorts keys.
 template <class T>
@@ -67,7 +39,7 @@ std::vector<std::size_t> reference_order(const std::vector<T>& keys, sort_order 
   std::vector<std::size_t> p(keys.size());
   std::iota(p.begin(), p.end(), std::size_t{0});
   std::stable_sort(p.begin(), p.end(), [&](std::size_t i, std::size_t j) {
-    return order == sort_order::ascending ? before(keys[i], keys[j]) : before(keys[j], keys[i]);
+    return order == sort_order::ascending ? sorts_before(keys[i], keys[j]) : sorts_before(keys[j], keys[i]);
   });
   return p;
 }
@@ -83,9 +55,9 @@ template <class T>
 ::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
   if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (bits_of(got[i]) != bits_of(want[i])) {
-      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << bits_of(got[i])
-                                           << "), want " << +want[i] << " (bits " << bits_of(want[i]) << ")";
+    if (element_bits(got[i]) != element_bits(want[i])) {
+      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << element_bits(got[i])
+                                           << "), want " << +want[i] << " (bits " << element_bits(want[i]) << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -107,7 +79,7 @@ template <class T>
 std::vector<T> keys_of(pattern p, std::size_t n, std::uint64_t seed) {
   std::vector<T> v(n);
   for (std::size_t i = 0; i < n; ++i) {
-    auto b = static_cast<decltype(bits_of(T{}))>(mix(seed ^ mix(i)));
+    auto b = static_cast<decltype(element_bits(T{}))>(mix(seed ^ mix(i)));
     T x;
     std::memcpy(&x, &b, sizeof(T));
     if (p == pattern::few_distinct) x = static_cast<T>(static_cast<int>(mix(seed + i) % 7) - 3);
@@ -115,7 +87,7 @@ std::vector<T> keys_of(pattern p, std::size_t n, std::uint64_t seed) {
     v[i] = x;
   }
   if (p == pattern::sorted || p == pattern::reversed) {
-    std::stable_sort(v.begin(), v.end(), [](T a, T b) { return before(a, b); });
+    std::stable_sort(v.begin(), v.end(), [](T a, T b) { return sorts_before(a, b); });
     if (p == pattern::reversed) std::reverse(v.begin(), v.end());
   }
   return v;
@@ -150,7 +122,7 @@ void check_sort(impl which, const std::vector<T>& keys, sort_order order, bool i
   } else {
     prism::sort(policy, x.view(), out.view(), order);
   }
-  synchronize(which);
+  synchronize_for(which);
   const auto want = permuted(keys, reference_order(keys, order));
   ASSERT_TRUE(same_bits(in_place ? x.values() : out.values(), want));
   if (!in_place) {
@@ -212,7 +184,7 @@ TEST_P(Sort, FloatOrderAsDocumented) {
                                    L::denorm_min(), -0.0f, -1.0f};
   placed_array<float> x(keys, memory_of(GetParam()));
   prism::sort(prism::par.with(GetParam()), x.view());
-  synchronize(GetParam());
+  synchronize_for(GetParam());
   const std::vector<float> want = {-L::quiet_NaN(), -L::infinity(), -1.0f, -0.0f, 0.0f, -0.0f, L::denorm_min(),
                                    1.0f, L::infinity(), L::quiet_NaN()};
   EXPECT_TRUE(same_bits(x.values(), want));
@@ -237,7 +209,7 @@ void check_pairs(impl which, const std::vector<K>& keys, sort_order order, bool 
   } else {
     prism::sort_by_key(policy, k.view(), v.view(), ko.view(), vo.view(), order);
   }
-  synchronize(which);
+  synchronize_for(which);
   const auto p = reference_order(keys, order);
   ASSERT_TRUE(same_bits(in_place ? k.values() : ko.values(), permuted(keys, p)));
   ASSERT_TRUE(same_bits(in_place ? v.values() : vo.values(), permuted(values, p)));
@@ -250,7 +222,7 @@ void check_argsort(impl which, const std::vector<K>& keys, sort_order order) {
   placed_array<K> k(keys, memory_of(which));
   placed_array<I> idx(std::vector<I>(keys.size(), I(-1)), memory_of(which));
   prism::argsort(prism::par.with(which), k.view(), idx.view(), order);
-  synchronize(which);
+  synchronize_for(which);
   const auto got = idx.values();
   const auto p = reference_order(keys, order);
   std::vector<std::size_t> as_positions(got.size());
@@ -330,7 +302,7 @@ TEST_P(SortByKey, BadArgumentsRefused) {
   EXPECT_THROW(prism::sort_by_key(policy, x.subspan(0, 16), y.subspan(0, 15)), std::invalid_argument);
   const prism::span<std::int32_t> indices(reinterpret_cast<std::int32_t*>(x.data() + 8), 16);
   EXPECT_THROW(prism::argsort(policy, x.subspan(0, 16), indices), std::invalid_argument);
-  synchronize(GetParam());
+  synchronize_for(GetParam());
   EXPECT_EQ(a.values(), init);
   EXPECT_EQ(b.values(), init);
 }
@@ -349,7 +321,7 @@ TEST_P(SortByKey, ArgsortIndicesOverTheKeysRefused) {
   const prism::span<std::int64_t> over_doubles(reinterpret_cast<std::int64_t*>(d.view().data()), 1001);
   EXPECT_THROW(prism::argsort(policy, f.view(), over_floats), std::invalid_argument);
   EXPECT_THROW(prism::argsort(policy, d.view(), over_doubles), std::invalid_argument);
-  synchronize(GetParam());
+  synchronize_for(GetParam());
   EXPECT_TRUE(same_bits(f.values(), floats));
   EXPECT_TRUE(same_bits(d.values(), doubles));
 }
@@ -446,7 +418,7 @@ TEST_P(GpuSortLesson, MatchesReference) {
         placed_array<std::uint32_t> x(keys, memory::device, in_place ? 0 : 1);
         placed_array<std::uint32_t> out(std::vector<std::uint32_t>(n, poison<std::uint32_t>()), memory::device);
         prism::sort(GetParam(), prism::par, x.view(), in_place ? x.view() : out.view());
-        synchronize(impl::raw);
+        synchronize_for(impl::raw);
         auto want = keys;
         std::sort(want.begin(), want.end());
         ASSERT_EQ(in_place ? x.values() : out.values(), want);

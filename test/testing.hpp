@@ -44,6 +44,37 @@ inline memory memory_of(prism::impl which) {
   return which == prism::impl::cpu ? memory::host : memory::device;
 }
 
+// Waits for the GPU where `which` runs there, so that the host reads what a call wrote.
+inline void synchronize_for(prism::impl which) {
+  if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+// An element's bits, as the unsigned integer of its size (4 or 8 bytes).
+template <class T>
+auto element_bits(T v) {
+  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+
+// The sort family's one order (<prism/sort.hpp>), written here independently of the library, for
+// the sorts, searches and merges: a before b ascending: integers by value; floats: NaNs with the
+// sign bit set first (the larger the payload, the earlier), then numbers by value
+// (-0.0 == +0.0), then the other NaNs (by payload).
+template <class T>
+bool sorts_before(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return a < b;
+  } else {
+    const auto group = [](T x) { return std::isnan(x) ? (std::signbit(x) ? 0 : 2) : 1; };
+    const int ga = group(a), gb = group(b);
+    if (ga != gb) return ga < gb;
+    if (ga == 1) return a < b;
+    const auto pa = element_bits(a), pb = element_bits(b);
+    return ga == 0 ? pa > pb : pa < pb;
+  }
+}
+
 // Why a test of `which` cannot run here (it needs a GPU and none is present), or "" if it can:
 //   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
 inline std::string missing_gpu(prism::impl which) {
