@@ -493,12 +493,16 @@ struct lower_bound_float {
   // The sorted array where the queries are (on their GPU: another GPU's memory is refused by name).
   static void run(const prism::execution_policy& policy, prism::span<const float> q, prism::span<std::int64_t> out) {
     const prism::placement p = prism::placement_of(q.data());
-    const bool host = p.where == prism::residence::host || p.where == prism::residence::pinned_host;
+    // No queries (a null pointer, which reads as host memory): a GPU implementation still gets
+    // the GPU's copy, so that it runs rather than refusing the host array.
+    const bool gpu = policy.implementation() != impl::cpu && policy.implementation() != impl::automatic;
+    const bool host = q.empty() ? !gpu || !prism::gpu_available()
+                                : p.where == prism::residence::host || p.where == prism::residence::pinned_host;
     if (host || policy.implementation() == impl::cpu) {
       prism::lower_bound(policy, host_sorted(), q, out);
     } else {  // device memory, or managed memory for a GPU implementation
       int device = p.device;
-      if (p.where == prism::residence::managed) check_cuda(cudaGetDevice(&device));
+      if (p.where == prism::residence::managed || q.empty()) check_cuda(cudaGetDevice(&device));
       prism::lower_bound(policy, device_sorted().at(static_cast<std::size_t>(device))->view(), q, out);
     }
   }

@@ -159,6 +159,14 @@ scratch::~scratch() {
 }
 
 scratch acquire_scratch(std::size_t bytes, const execution_policy& policy, const char* algorithm) {
+  return scratch::acquire(bytes, policy, algorithm, false);
+}
+
+scratch acquire_separate_scratch(std::size_t bytes, const execution_policy& policy, const char* algorithm) {
+  return scratch::acquire(bytes, policy, algorithm, true);
+}
+
+scratch scratch::acquire(std::size_t bytes, const execution_policy& policy, const char* algorithm, bool separate) {
   const cudaStream_t stream = policy.stream();
   auto s = std::make_unique<scratch::state>();
   s->stream = stream;
@@ -166,10 +174,10 @@ scratch acquire_scratch(std::size_t bytes, const execution_policy& policy, const
   std::size_t usable = bytes;
 
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (policy.resource() == nullptr) {
+  if (policy.resource() == nullptr && !separate) {
     check(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing", algorithm);
   }
-  if (policy.resource() != nullptr || capture == cudaStreamCaptureStatusActive) {
+  if (separate || policy.resource() != nullptr || capture == cudaStreamCaptureStatusActive) {
     const std::size_t total = counter_bytes + bytes;
     if (policy.resource() != nullptr) {
       block = policy.resource()->allocate(total, stream);
@@ -211,7 +219,7 @@ scratch acquire_scratch(std::size_t bytes, const execution_policy& policy, const
     entry& e = *s->cached;
     if (e.evicted) {
       s->lock.unlock();
-      return acquire_scratch(bytes, policy, algorithm);
+      return acquire(bytes, policy, algorithm, false);
     }
     if (bytes > e.bytes || e.block == nullptr) {
       // Grow geometrically, so that a run of slightly larger calls allocates O(log n) times.

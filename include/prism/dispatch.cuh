@@ -17,9 +17,11 @@
 #include <thrust/system/omp/execution_policy.h>
 #include <thrust/system_error.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -77,26 +79,39 @@ decltype(auto) translate_errors(const char* algorithm, Body&& body) {
   }
 }
 
-// Thrust's temporary storage from prism's scratch: a request takes the stream's lease, given back
-// when Thrust frees it (stream-ordered, so the next request on the stream may reuse it). Thrust
-// holds one temporary allocation at a time; a second while the first is held would need a second
-// lease on the same stream, so it is refused rather than deadlocked.
+// Thrust's temporary storage from prism's scratch: the first request takes the stream's lease,
+// given back when Thrust frees it (stream-ordered, so the next request on the stream may reuse
+// it). A request while that lease is held (Thrust's in-place selections hold a copy of the input
+// and their scan's storage at once) gets a block of its own: a second lease on the same stream
+// would wait for the first.
 class scratch_allocator {
  public:
   using value_type = char;
   scratch_allocator(const execution_policy& policy, const char* algorithm)
       : policy_(policy), algorithm_(algorithm) {}
   char* allocate(std::ptrdiff_t bytes) {
-    if (lease_) throw std::logic_error("prism: Thrust asked for a second temporary allocation at once");
-    lease_.emplace(acquire_scratch(static_cast<std::size_t>(bytes), policy_, algorithm_));
-    return static_cast<char*>(lease_->device());
+    const auto size = static_cast<std::size_t>(bytes);
+    if (!lease_) {
+      lease_.emplace(acquire_scratch(size, policy_, algorithm_));
+      return static_cast<char*>(lease_->device());
+    }
+    separate_.push_back(acquire_separate_scratch(size, policy_, algorithm_));
+    return static_cast<char*>(separate_.back().device());
   }
-  void deallocate(char*, std::size_t) noexcept { lease_.reset(); }
+  void deallocate(char* p, std::size_t) noexcept {
+    if (lease_ && p == lease_->device()) {
+      lease_.reset();
+      return;
+    }
+    const auto it = std::find_if(separate_.begin(), separate_.end(), [p](const scratch& s) { return s.device() == p; });
+    if (it != separate_.end()) separate_.erase(it);
+  }
 
  private:
   execution_policy policy_;
   const char* algorithm_;
   std::optional<scratch> lease_;
+  std::list<scratch> separate_;
 };
 
 // An output array: array-like, elements not const.

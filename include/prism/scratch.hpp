@@ -48,6 +48,8 @@ class scratch {
 
  private:
   friend scratch acquire_scratch(std::size_t, const execution_policy&, const char*);
+  friend scratch acquire_separate_scratch(std::size_t, const execution_policy&, const char*);
+  static scratch acquire(std::size_t bytes, const execution_policy& policy, const char* algorithm, bool separate);
   explicit scratch(std::unique_ptr<state> s) noexcept;
   std::unique_ptr<state> state_;
   void* data_ = nullptr;
@@ -57,6 +59,11 @@ class scratch {
 
 // At least `bytes` of device memory for work on the policy's stream (current device).
 scratch acquire_scratch(std::size_t bytes, const execution_policy& policy, const char* algorithm);
+
+// A block of its own rather than the stream's cached one (the policy's resource, else a
+// stream-ordered allocation freed after the work): for a second allocation while the stream's
+// lease is held, as Thrust's in-place selections make (a copy of the input, then the scan's).
+scratch acquire_separate_scratch(std::size_t bytes, const execution_policy& policy, const char* algorithm);
 
 // 256 bytes of pinned host memory, for a result that a call copies to the host and then waits
 // for. Slots come from a shared pool: their number is the most calls ever waiting at once.

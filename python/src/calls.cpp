@@ -485,6 +485,10 @@ class call {
   nb::object operator()(nb::handle x) {
     if (x.is_none()) return nb::none();
     if (foreign_) arrays_.push_back(nb::borrow(x));
+    // A JAX result this call made is written through prism's own array beneath it: JAX arrays
+    // are otherwise never outputs.
+    for (const auto& [result, memory] : own_results_)
+      if (result.ptr() == x.ptr()) return make_pending({memory, array_kind::prism, stream_, dlpack_stream_, device_});
     const array_kind k = kind_of(x);
     switch (k) {
       case array_kind::numpy:
@@ -633,7 +637,12 @@ class call {
         // JAX takes an array as it is when it imports it: the call's work is finished first (done()).
         if (!l.jax_from_dlpack.is_valid()) l.jax_from_dlpack = attribute_path("jax.dlpack", {"from_dlpack"});
         wait_for_results_ = true;
-        return l.jax_from_dlpack(wrap_device_array(std::move(result)));
+        {
+          nb::object memory = wrap_device_array(std::move(result));
+          nb::object imported = l.jax_from_dlpack(memory);
+          own_results_.emplace_back(imported, memory);
+          return imported;
+        }
       case array_kind::numba:
         if (!numpy_has) throw std::invalid_argument("prism: Numba has no " + dtype_name);
         if (!l.numba_as_cuda_array.is_valid()) l.numba_as_cuda_array = attribute_path("numba.cuda", {"as_cuda_array"});
@@ -654,6 +663,7 @@ class call {
 
   array_kind kind_ = array_kind::numpy;
   nb::object like_;
+  std::vector<std::pair<nb::object, nb::object>> own_results_;  // (a JAX result, prism's array under it)
   int device_ = -1;
   std::uintptr_t producer_ = 0, stream_ = 0;
   std::int64_t dlpack_stream_ = 1;

@@ -273,6 +273,7 @@ def _rle(v):
 # the kind) or scalars; each function's answer is compared after the kind's result comes back.
 N = 1000
 F, P = (lambda r: _floats(r, N)), (lambda r: _floats(r, N, 0.5, 10))
+K = lambda r: _runs(r, N)  # noqa: E731  sorted keys in runs
 FUNCTIONS = {
     "add": ((F, F), lambda p, a, b: p.add(a, b), lambda a, b: a + b),
     "sub": ((F, F), lambda p, a, b: p.sub(a, b), lambda a, b: a - b),
@@ -324,18 +325,18 @@ FUNCTIONS = {
     "inclusive_scan": ((F,), lambda p, x: p.inclusive_scan(x), lambda x: np.cumsum(x.astype(np.float64))),
     "exclusive_scan": ((F,), lambda p, x: p.exclusive_scan(x),
                        lambda x: np.r_[0, np.cumsum(x.astype(np.float64))[:-1]]),
-    "inclusive_scan_by_key": ((_runs, F), lambda p, k, x: p.inclusive_scan_by_key(k, x),
+    "inclusive_scan_by_key": ((K, F), lambda p, k, x: p.inclusive_scan_by_key(k, x),
                               lambda k, x: _scan_by_key(k, x, False)),
-    "exclusive_scan_by_key": ((_runs, F), lambda p, k, x: p.exclusive_scan_by_key(k, x),
+    "exclusive_scan_by_key": ((K, F), lambda p, k, x: p.exclusive_scan_by_key(k, x),
                               lambda k, x: _scan_by_key(k, x, True)),
     "compact": ((F, lambda r: r.random(N) < 0.5), lambda p, v, f: p.compact(v, f), lambda v, f: v[f]),
     "partition": ((F, lambda r: r.random(N) < 0.5), lambda p, v, f: p.partition(v, f)[0],
                   lambda v, f: np.r_[v[f], v[~f]]),
-    "unique": ((_runs,), lambda p, v: p.unique(v), lambda v: _rle(v)[0]),
-    "unique_by_key": ((_runs, F), lambda p, k, v: p.unique_by_key(k, v),
+    "unique": ((K,), lambda p, v: p.unique(v), lambda v: _rle(v)[0]),
+    "unique_by_key": ((K, F), lambda p, k, v: p.unique_by_key(k, v),
                       lambda k, v: (_rle(k)[0], v[np.flatnonzero(np.r_[True, k[1:] != k[:-1]])])),
-    "run_length_encode": ((_runs,), lambda p, v: p.run_length_encode(v), _rle),
-    "reduce_by_key": ((_runs, F), lambda p, k, v: p.reduce_by_key(k, v),
+    "run_length_encode": ((K,), lambda p, v: p.run_length_encode(v), _rle),
+    "reduce_by_key": ((K, F), lambda p, k, v: p.reduce_by_key(k, v),
                       lambda k, v: (_rle(k)[0], np.add.reduceat(v.astype(np.float64),
                                                               np.flatnonzero(np.r_[True, k[1:] != k[:-1]])))),
     "sort": ((F,), lambda p, x: p.sort(x), np.sort),
