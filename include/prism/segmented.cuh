@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -536,6 +537,21 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
                   const auto in = cuda::make_transform_iterator(cuda::counting_iterator<std::int64_t>(0),
                                                                 load_at<Reduction>{x, r});
                   const auto to = cuda::make_transform_output_iterator(o, finish_with<Reduction>{r});
+                  // Rows: CUB's fixed-size form (its small-segment policies, no offsets read), which
+                  // counts elements in int.
+                  if constexpr (std::is_same_v<decltype(segments), fixed_size_segments>) {
+                    constexpr std::int64_t int_max = std::numeric_limits<int>::max();
+                    if (segments.size > 0 && n <= int_max) {
+                      cub_call(algorithm, "cub::DeviceSegmentedReduce::Reduce", policy,
+                               {out.size(), static_cast<std::size_t>(segments.size)},
+                               [&](void* temp, std::size_t& bytes, void*) {
+                                 return cub::DeviceSegmentedReduce::Reduce(
+                                     temp, bytes, in, to, static_cast<std::int64_t>(out.size()),
+                                     static_cast<int>(segments.size), combine_of<Reduction>{r}, r.identity(), stream);
+                               });
+                      return;
+                    }
+                  }
                   cub_call(algorithm, "cub::DeviceSegmentedReduce::Reduce", policy, {out.size(), values.size()},
                            [&](void* temp, std::size_t& bytes, void*) {
                              return cub::DeviceSegmentedReduce::Reduce(
