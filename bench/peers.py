@@ -247,7 +247,24 @@ def torch_operations(torch, arrays):
         x = keys["float"][:n]
         return lambda: torch.argsort(x)
 
+    # The segmented rows of bench/segmented.cu: a matrix's rows of 32, and offsets of segments of
+    # uniform lengths in [0, 128] (torch.segment_reduce's offsets form).
+    row_sums = torch.empty(largest // 32, dtype=torch.float32, device="cuda")
+
+    def sum_rows32(n):
+        x, o = views("float", n)[0].view(-1, 32), row_sums[: n // 32]
+        return lambda: torch.sum(x, 1, out=o)
+
+    def segment_sum_uniform(n):
+        x = views("float", n)[0]
+        ends = torch.cumsum(torch.randint(0, 129, (n // 32 + 2,), device="cuda"), 0)
+        offsets = torch.cat([torch.zeros(1, dtype=ends.dtype, device="cuda"), ends[ends < n],
+                             torch.full((1,), n, dtype=ends.dtype, device="cuda")])
+        return lambda: torch.segment_reduce(x, "sum", offsets=offsets)
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
+            ("segmented_sum_rows32", "float", 4, 4 / 32, sum_rows32),
+            ("segmented_sum_uniform", "float", 4 + 8 / 64, 4 / 64, segment_sum_uniform),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
             ("inclusive_scan", "float", 4, 4, cumsum), ("inclusive_scan", "int32", 4, 4, cumsum_int32),

@@ -95,6 +95,8 @@ __all__ = [
     "merge", "merge_by_key", "union1d", "intersect1d", "setdiff1d", "setxor1d",
     # searching
     "searchsorted", "lower_bound", "upper_bound", "equal_range", "binary_search",
+    # segments
+    "segment_reduce", "segment_scan",
     # your own kernels, compiled at run time
     "ElementwiseKernel", "ReductionKernel", "ScanKernel", "InclusiveScanKernel", "ExclusiveScanKernel",
     # the rest
@@ -747,6 +749,69 @@ def binary_search(a, v, out=None, *, sorted_queries=False, impl="automatic", str
     if out is None:
         out = _like(call, v, "bool")
     _prism.binary_search(call(a), call(v), call(out), sorted_queries, impl, call.stream)
+    call.done()
+    return out
+
+
+# ---- segments -----------------------------------------------------------------------------------
+# One reduction or prefix sum per segment of x, of one element type: int32, int64, uint32, uint64,
+# float32, float64. The segments are given by offsets (torch.segment_reduce's offsets, CSR's row
+# pointers: an int32 or int64 array of one more than the segments, non-decreasing, within
+# [0, x.size]; segment s is x[offsets[s]:offsets[s+1]] of x flattened), or, with offsets=None, are
+# the rows of x: the reduction runs along the last axis. numpy.add.reduceat(x, idx) is
+# segment_reduce(x, offsets=idx + [x.size]) where idx is increasing. An empty segment gives 0 (sum),
+# +inf / the largest integer (min), -inf / the lowest (max), -1 (argmin, argmax). sum is int64 for
+# int32 and int64 (uint64 for unsigned; the float type for floats), as prism.sum; argmin and argmax
+# give positions in flattened x (the offsets' type; int64 for rows), the first of equal values, the
+# first NaN if any. On the GPU broken offsets are not refused (checking would wait): the results
+# are unspecified, and nothing outside the arrays is touched; on NumPy arrays they are refused.
+# Nothing waits.
+
+_SEGMENT_OPS = ("sum", "min", "max", "argmin", "argmax")
+_SUM_TYPES = {"int32": "int64", "int64": "int64", "uint32": "uint64", "uint64": "uint64"}
+
+
+def _segments(call, x, offsets):
+    """(segments' shape, the fixed size or 0, the positions' dtype) of a segmented call."""
+    shape, dtype = _describe(x)
+    if offsets is not None:
+        return (_size(offsets) - 1,), 0, _describe(offsets)[1]
+    if len(shape) == 0:
+        raise ValueError("prism.segment_reduce: rows need an array of at least one dimension")
+    return tuple(shape[:-1]), shape[-1], "int64"
+
+
+def segment_reduce(x, offsets=None, op="sum", out=None, *, impl="automatic", stream=None):
+    """One reduction (op: "sum", "min", "max", "argmin" or "argmax") of each segment of x: the
+    segments between consecutive offsets, or, with offsets=None, the rows of x (along its last
+    axis: the result has x.shape[:-1])."""
+    if op not in _SEGMENT_OPS:
+        raise ValueError(f"prism.segment_reduce: op is one of {', '.join(_SEGMENT_OPS)}, not {op!r}")
+    call = _Call((x, offsets, out), stream)
+    shape, size, positions = _segments(call, x, offsets)
+    if out is None:
+        dtype = _describe(x)[1]
+        if op == "sum":
+            dtype = _SUM_TYPES.get(dtype, dtype)
+        elif op in ("argmin", "argmax"):
+            dtype = positions
+        out = call.empty(shape, dtype)
+    _prism.segment_reduce(op, call(x), None if offsets is None else call(offsets), size, call(out), impl,
+                          call.stream)
+    call.done()
+    return out
+
+
+def segment_scan(x, offsets=None, out=None, *, exclusive=False, impl="automatic", stream=None):
+    """The prefix sum of each segment of x (restarting at every segment; exclusive: 0 there), in x's
+    type (integers wrap around): the segments between consecutive offsets (elements in none are not
+    written; out may be x), or, with offsets=None, the rows of x (along its last axis)."""
+    call = _Call((x, offsets, out), stream)
+    _, size, _ = _segments(call, x, offsets)
+    if out is None:
+        out = _like(call, x)
+    _prism.segment_scan(exclusive, call(x), None if offsets is None else call(offsets), size, call(out), impl,
+                        call.stream)
     call.done()
     return out
 
