@@ -17,6 +17,7 @@
 
 namespace prism::python {
 void bind_search(nb::module_& m);  // python/src/search.cpp
+void bind_top_k(nb::module_& m);   // python/src/top_k.cpp
 namespace {
 
 // An event recorded on `stream` (on `device`): the Python layer keeps arrays used by work on a
@@ -90,6 +91,7 @@ NB_MODULE(_prism, m) {
   py::bind_histogram(m);
   py::bind_merge(m);
   py::bind_search(m);
+  py::bind_top_k(m);
   py::bind_calls(m);
   py::bind_results(m);
   py::bind_runtime_kernels(m);
