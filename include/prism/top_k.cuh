@@ -219,7 +219,9 @@ __global__ void __launch_bounds__(1024) select_prefix_kernel(unsigned long long*
 // The chosen elements in index order: an element ranked before the k-th rank, or one of the first
 // `remaining` equal to it. The place of a chosen element is the number chosen before it: those
 // better before it, plus its equals before it up to `remaining`. Each thread takes 16 consecutive
-// elements, so that its counts are in index order; a scan across the block's threads.
+// elements, so that its counts are in index order; a scan across the block's threads. (Its loads
+// are strided, 64 bytes apart across a warp: L1 serves the rest of each line. Loading the tile
+// coalesced into shared memory first is the next step.)
 template <class U, class I>
 __global__ void __launch_bounds__(select_threads)
     select_write_kernel(const U* x, std::size_t n, top_k_rank<U> rank, const select_state<U>* state,
@@ -268,8 +270,9 @@ template <class U, class I>
 void radix_select(const char* algorithm, const execution_policy& policy, const U* x, std::size_t n, std::size_t k,
                   U* values, I* indices, top_k_rank<U> rank) {
   const cudaStream_t stream = policy.stream();
+  const std::size_t tiles = (n + select_tile - 1) / select_tile;
+  if (tiles > 0x7FFFFFFFu) throw std::invalid_argument(std::string("prism::") + algorithm + ": too many elements");
   {
-    const std::size_t tiles = (n + select_tile - 1) / select_tile;
     const std::size_t state_bytes = round256(sizeof(select_state<U>));
     const scratch lease = acquire_scratch(state_bytes + 2 * tiles * sizeof(unsigned long long),
                                           with_explicit_stream(policy), algorithm);
@@ -285,7 +288,6 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
       launch(algorithm, "select_digit_kernel", select_digit_kernel<U>, 1, 1, stream, state, pass,
              static_cast<unsigned long long>(k));
     }
-    if (tiles > 0x7FFFFFFFu) throw std::invalid_argument(std::string("prism::") + algorithm + ": too many elements");
     const auto tile_grid = static_cast<unsigned>(tiles);
     const select_state<U>* chosen = state;
     launch(algorithm, "select_count_kernel", select_count_kernel<U>, tile_grid, select_threads, stream, x, n, rank,

@@ -32,7 +32,9 @@
 // Implementations (figures: docs/benchmarks/top_k.md):
 //   cpu     sort then take: every element's sort key and position sorted stably (Thrust's OpenMP
 //           system), the first k positions taken, their values gathered.
-//   thrust  the same on the GPU (Thrust's radix sort by key), on the caller's stream.
+//   thrust  the same on the GPU (Thrust's radix sort by key), on the caller's stream; its n ranks
+//           and positions come from the device's stream-ordered pool (cudaMallocAsync), since
+//           Thrust's own temporary storage holds prism's scratch meanwhile.
 //   raw     radix select (AIR top-k, Zhang et al., SC'23): one histogram of an 8-bit digit per pass,
 //           most significant first, over the elements whose higher digits match the k-th value's,
 //           so after the passes the k-th value and how many of its ties to take are known; then one
