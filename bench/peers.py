@@ -28,6 +28,8 @@ samples' bytes read once) beside the histogram suite:
   sort    torch.sort(x, out=(v, i))               cupy.sort(x)  (a sorted copy; float, int32;
           (values and int64 indices)              sort_few: 16 distinct keys)
   argsort torch.argsort(x)                        cupy.argsort(x)  (float)
+  top_k_k1, top_k_k100, top_k_k10000  torch.topk(x, k, sorted=True, out=(v, i))  (float; no CuPy
+          equivalent; x read once: 4 bytes per element, as bench/top_k.cu counts; NaN-free input)
 Sorts count their bytes as bench/sort.cu does: the keys read and written once per 8-bit pass
 (4 passes of 4-byte keys: 32 bytes per key; argsort 64, as prism's argsort rows with their int32
 indices), whatever the peer writes besides; compare keys/s (n over gpu_us).
@@ -261,6 +263,13 @@ def torch_operations(torch, arrays):
         offsets = torch.cat([torch.zeros(1, dtype=ends.dtype, device="cuda"), ends[ends < n],
                              torch.full((1,), n, dtype=ends.dtype, device="cuda")])
         return lambda: torch.segment_reduce(x, "sum", offsets=offsets)
+    # torch.topk, sorted, into preallocated outputs (k, or n if fewer): bench/top_k.cu's rows.
+    def topk(k):
+        def make(n):
+            x, m = keys["float"][:n], min(k, n)
+            v, i = sorted_keys["float"][:m], positions[:m]
+            return lambda: torch.topk(x, m, sorted=True, out=(v, i))
+        return make
 
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("segmented_sum_rows32", "float", 4, 4 / 32, sum_rows32),
@@ -271,6 +280,7 @@ def torch_operations(torch, arrays):
             ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique),
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
+        [(f"top_k_k{k}", "float", 4, 0, topk(k)) for k in (1, 100, 10000)] + \
         [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 

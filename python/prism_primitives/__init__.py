@@ -97,6 +97,8 @@ __all__ = [
     "searchsorted", "lower_bound", "upper_bound", "equal_range", "binary_search",
     # segments
     "segment_reduce", "segment_scan",
+    # the k best
+    "top_k",
     # your own kernels, compiled at run time
     "ElementwiseKernel", "ReductionKernel", "ScanKernel", "InclusiveScanKernel", "ExclusiveScanKernel",
     # the rest
@@ -814,6 +816,32 @@ def segment_scan(x, offsets=None, out=None, *, exclusive=False, impl="automatic"
                         call.stream)
     call.done()
     return out
+# ---- the k best ---------------------------------------------------------------------------------
+# The k largest (or smallest) elements of each row of x (its last axis) and their indices in the
+# row, best first, ties by the lower index: torch.topk(x, k, sorted=True), with its order made one
+# total order, the sort family's (-0.0 == +0.0; NaN with the sign bit clear, NumPy's, above +inf,
+# as torch.topk puts NaN; one with it set below -inf). Elements int32, int64, uint32, uint64,
+# float32, float64; indices int64 (or into an int32 out). Nothing waits.
+
+def top_k(x, k, largest=True, *, values=None, indices=None, impl="automatic", stream=None):
+    """(values, indices): the k largest (largest=False: smallest) elements of each row of x, best
+    first, and where they were in the row: values[..., j] == x[..., indices[..., j]]. Shape
+    x.shape[:-1] + (k,); k larger than a row is a ValueError."""
+    call = _Call((x, values, indices), stream)
+    shape, dtype = _describe(x)
+    shape = tuple(shape)
+    row_length = shape[-1] if shape else 1
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"prism.top_k: k = {k} is negative")
+    out_shape = (shape[:-1] if shape else ()) + (k,)
+    if values is None:
+        values = call.empty(out_shape, dtype)
+    if indices is None:
+        indices = call.empty(out_shape, "int64")
+    _prism.top_k(call(x), row_length, k, call(values), call(indices), largest, impl, call.stream)
+    call.done()
+    return values, indices
 
 
 # ---- your own kernels ---------------------------------------------------------------------------

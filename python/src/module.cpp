@@ -18,6 +18,7 @@
 namespace prism::python {
 void bind_search(nb::module_& m);  // python/src/search.cpp
 void bind_segmented(nb::module_& m);  // python/src/segmented.cpp
+void bind_top_k(nb::module_& m);   // python/src/top_k.cpp
 namespace {
 
 // An event recorded on `stream` (on `device`): the Python layer keeps arrays used by work on a
@@ -92,6 +93,7 @@ NB_MODULE(_prism, m) {
   py::bind_merge(m);
   py::bind_search(m);
   py::bind_segmented(m);
+  py::bind_top_k(m);
   py::bind_calls(m);
   py::bind_results(m);
   py::bind_runtime_kernels(m);

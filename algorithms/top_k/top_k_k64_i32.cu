@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
+// The top-k family for 8-byte elements and 32-bit indices, in every implementation.
+#include "entries.cuh"
+
+namespace prism::detail {
+
+template struct top_k_entry<8, 4>;
+
+}  // namespace prism::detail

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+// The top-k family against a stable sort of the positions by the sort family's order
+// (sorts_before, test/testing.hpp, written independently of the library's bits), in every
+// registered implementation, and the conformance kit. Plain C++: the calls a consumer makes.
+// Values and indices are compared exactly, values bit for bit (-0.0 is not +0.0 there).
+#include <prism/top_k.hpp>
+
+#include "conformance.hpp"
+#include "testing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using namespace prism::testing;
+using prism::impl;
+
+using element_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
+
+// ---- the reference ------------------------------------------------------------------------------
+
+// The k best positions of each row, best first, equal elements by position.
+template <class T>
+std::vector<std::uint64_t> reference_positions(const std::vector<T>& x, std::size_t row_length, std::size_t k,
+                                               bool largest) {
+  std::vector<std::uint64_t> out;
+  const std::size_t rows = row_length == 0 ? 0 : x.size() / row_length;
+  std::vector<std::uint64_t> p(row_length);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T* row = x.data() + r * row_length;
+    std::iota(p.begin(), p.end(), std::uint64_t{0});
+    std::stable_sort(p.begin(), p.end(), [&](std::uint64_t a, std::uint64_t b) {
+      return largest ? sorts_before(row[b], row[a]) : sorts_before(row[a], row[b]);
+    });
+    out.insert(out.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  return out;
+}
+
+// Values that rank awkwardly: every float special (both NaNs, both zeros, both infinities,
+// denormals, the extremes), the integers' extremes; a small pool, so that ties are many.
+template <class T>
+std::vector<T> pool() {
+  using L = std::numeric_limits<T>;
+  if constexpr (std::is_floating_point_v<T>) {
+    return {L::quiet_NaN(), -L::quiet_NaN(), L::infinity(), -L::infinity(), T(0), -T(0), L::denorm_min(),
+            -L::denorm_min(), L::max(), L::lowest(), T(1), T(-1), T(0.5)};
+  } else {
+    return {L::min(), L::max(), T(0), T(1), static_cast<T>(L::max() / 2), T(7)};
+  }
+}
+
+// Random bits (some NaNs among floats) half the time, a value of the pool otherwise.
+template <class T>
+std::vector<T> ranked_input(std::size_t n, std::uint64_t seed) {
+  static const std::vector<T> p = pool<T>();
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = mix(seed ^ mix(i));
+    if (r % 2 == 0) {
+      v[i] = p[(r >> 8) % p.size()];
+    } else {
+      auto b = static_cast<decltype(element_bits(T{}))>(mix(r));
+      std::memcpy(&v[i], &b, sizeof(T));
+    }
+  }
+  return v;
+}
+
+class TopK : public ::testing::TestWithParam<impl> {};
+
+// One call on rows of row_length of n elements, indices of type I, outputs poisoned, arrays
+// `offset` elements past an aligned allocation.
+template <class T, class I>
+void check_top_k(impl which, std::size_t n, std::size_t row_length, std::size_t k, bool largest,
+                 std::size_t offset = 0) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << " -> int" << sizeof(I) * 8 << " indices, n " << n
+                                    << ", rows of " << row_length << ", k " << k
+                                    << (largest ? ", largest" : ", smallest") << ", seed " << seed);
+  const auto in = ranked_input<T>(n, seed);
+  const std::size_t rows = row_length == 0 ? 0 : n / row_length;
+  const memory where = memory_of(which);
+  placed_array<T> x(in, where, offset);
+  placed_array<T> values(std::vector<T>(rows * k, poison<T>()), where, offset);
+  placed_array<I> indices(std::vector<I>(rows * k, poison<I>()), where, offset);
+  const auto policy = prism::par.with(which);
+  if (row_length == n) {
+    prism::top_k(policy, x.view(), k, values.view(), indices.view(), largest);
+  } else {
+    prism::top_k_rows(policy, x.view(), row_length, k, values.view(), indices.view(), largest);
+  }
+  synchronize_for(which);
+  const auto want = reference_positions(in, row_length, k, largest);
+  const auto got_values = values.values();
+  const auto got_indices = indices.values();
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    const std::size_t row = j / k;
+    ASSERT_EQ(static_cast<std::uint64_t>(got_indices[j]), want[j]) << "index " << j;
+    ASSERT_EQ(element_bits(got_values[j]), element_bits(in[row * row_length + want[j]])) << "value " << j;
+  }
+  ASSERT_TRUE(same_bits(x.values(), in)) << "the input changed";
+}
+
+// Sizes: tiny, odd, the raw kernels' tiles (4096 elements) and their edges, past 2^20; k from 1 to n.
+const std::size_t sizes[] = {1, 2, 3, 1000, 4095, 4096, 4097, 100003};
+
+TEST_P(TopK, EveryTypeSizeAndK) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(element_types{}, [&]<class T>() {
+    for (std::size_t n : sizes) {
+      for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{100}, n / 2, n - 1, n}) {
+        if (k == 0 || k > n) continue;
+        for (bool largest : {true, false}) check_top_k<T, std::int64_t>(GetParam(), n, n, k, largest);
+      }
+    }
+  });
+}
+
+TEST_P(TopK, Int32IndicesMisaligned) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, std::int64_t, std::uint32_t>{}, [&]<class T>() {
+    for (bool largest : {true, false}) {
+      check_top_k<T, std::int32_t>(GetParam(), 4099, 4099, 77, largest, 1);
+      check_top_k<T, std::int32_t>(GetParam(), 3, 3, 3, largest, 1);
+    }
+  });
+}
+
+TEST_P(TopK, Large) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, double, std::uint32_t>{}, [&]<class T>() {
+    const std::size_t n = large((1u << 20) + 1);
+    for (std::size_t k : {std::size_t{1}, std::size_t{100}, std::size_t{10000}}) {
+      check_top_k<T, std::int32_t>(GetParam(), n, n, k, true);
+    }
+    check_top_k<T, std::int64_t>(GetParam(), n, n, 4097, false);
+  });
+}
+
+// Every element equal: the first k positions, in order; and -0.0 with +0.0, which are equal.
+TEST_P(TopK, TiesByTheLowerIndex) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const memory where = memory_of(GetParam());
+  const auto policy = prism::par.with(GetParam());
+  for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
+    std::vector<float> zeros(n);
+    for (std::size_t i = 0; i < n; ++i) zeros[i] = i % 3 == 0 ? -0.0f : 0.0f;
+    placed_array<float> x(zeros, where);
+    const std::size_t k = std::min<std::size_t>(n, 1000);
+    for (bool largest : {true, false}) {
+      placed_array<float> values(std::vector<float>(k, 1.0f), where);
+      placed_array<std::int64_t> indices(std::vector<std::int64_t>(k, -1), where);
+      prism::top_k(policy, x.view(), k, values.view(), indices.view(), largest);
+      synchronize_for(GetParam());
+      const auto v = values.values();
+      const auto idx = indices.values();
+      for (std::size_t j = 0; j < k; ++j) {
+        ASSERT_EQ(idx[j], static_cast<std::int64_t>(j)) << "n " << n << ", " << j;
+        ASSERT_EQ(std::signbit(v[j]), j % 3 == 0) << "n " << n << ", " << j;
+      }
+    }
+  }
+}
+
+// The documented order by hand: +NaN above +inf, -NaN below -inf, the zeros equal.
+TEST_P(TopK, FloatOrderAsDocumented) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, double>{}, [&]<class T>() {
+    using L = std::numeric_limits<T>;
+    const T nan = L::quiet_NaN();
+    const std::vector<T> in = {T(1), -nan, T(0), -L::infinity(), nan, -T(0), T(-2), L::infinity(), T(3)};
+    const memory where = memory_of(GetParam());
+    placed_array<T> x(in, where);
+    const auto policy = prism::par.with(GetParam());
+    placed_array<T> values(std::vector<T>(9, T(7)), where);
+    placed_array<std::int32_t> indices(std::vector<std::int32_t>(9, -1), where);
+    prism::top_k(policy, x.view(), 9, values.view(), indices.view());
+    synchronize_for(GetParam());
+    EXPECT_EQ(indices.values(), (std::vector<std::int32_t>{4, 7, 8, 0, 2, 5, 6, 3, 1}));
+    prism::top_k(policy, x.view(), 4, values.view().subspan(0, 4), indices.view().subspan(0, 4), false);
+    synchronize_for(GetParam());
+    const auto smallest = indices.values();
+    EXPECT_EQ(std::vector<std::int32_t>(smallest.begin(), smallest.begin() + 4),
+              (std::vector<std::int32_t>{1, 3, 6, 2}));
+    EXPECT_TRUE(std::signbit(values.values()[3]) == false);  // x[2] is +0.0, before x[5] (-0.0)
+  });
+}
+
+// Rows of one length: each row its own top_k, indices within the row.
+TEST_P(TopK, Rows) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, std::int32_t, std::uint64_t>{}, [&]<class T>() {
+    for (bool largest : {true, false}) {
+      check_top_k<T, std::int32_t>(GetParam(), 7 * 1000, 1000, 10, largest);
+      check_top_k<T, std::int64_t>(GetParam(), 3 * 4097, 4097, 4097, largest, 1);
+      check_top_k<T, std::int64_t>(GetParam(), 64, 1, 1, largest);
+      check_top_k<T, std::int64_t>(GetParam(), 0, 5, 2, largest);
+    }
+  });
+}
+
+// k = 0 and empty input: nothing written; k > n, rows that do not divide the input, a row length of
+// 0, wrong output sizes, overlaps and null: refused, nothing written.
+TEST_P(TopK, EdgesAndRefusals) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const memory where = memory_of(which);
+  const auto policy = prism::par.with(which);
+  placed_array<float> x(std::vector<float>(64, 1.5f), where);
+  placed_array<float> values(std::vector<float>(128, -3.0f), where);
+  placed_array<std::int64_t> indices(std::vector<std::int64_t>(128, -1), where);
+  const auto xs = x.view();
+  const auto v = values.view();
+  const auto i = indices.view();
+  prism::top_k(policy, xs, 0, v.subspan(0, 0), i.subspan(0, 0));
+  prism::top_k(policy, xs.subspan(0, 0), 0, v.subspan(0, 0), i.subspan(0, 0));
+  EXPECT_THROW(prism::top_k(policy, xs, 65, v.subspan(0, 65), i.subspan(0, 65)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k(policy, xs.subspan(0, 0), 1, v.subspan(0, 1), i.subspan(0, 1)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k(policy, xs, 8, v.subspan(0, 7), i.subspan(0, 8)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k(policy, xs, 8, v.subspan(0, 8), i.subspan(0, 9)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k_rows(policy, xs, 10, 2, v.subspan(0, 12), i.subspan(0, 12)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k_rows(policy, xs, 0, 0, v.subspan(0, 0), i.subspan(0, 0)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k_rows(policy, xs, 8, 9, v.subspan(0, 72), i.subspan(0, 72)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k(policy, prism::span<const float>(nullptr, 64), 8, v.subspan(0, 8), i.subspan(0, 8)),
+               std::invalid_argument);
+  // values over the input, and the indices over the values (by bytes).
+  EXPECT_THROW(prism::top_k(policy, xs, 8, xs.subspan(8, 8), i.subspan(0, 8)), std::invalid_argument);
+  EXPECT_THROW(prism::top_k(policy, v.subspan(0, 64), 8, v.subspan(64, 8),
+                            prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(v.data() + 66), 8)),
+               std::invalid_argument);
+  // More elements than int32 indices number: refused before anything is read.
+  std::vector<std::int32_t> small(8, -1);
+  EXPECT_THROW(prism::top_k(policy, prism::span<const float>(nullptr, std::size_t{1} << 31), 8, v.subspan(0, 8),
+                            prism::span<std::int32_t>(small)),
+               std::invalid_argument);
+  synchronize_for(which);
+  for (float f : values.values()) EXPECT_EQ(f, -3.0f);
+  for (std::int64_t j : indices.values()) EXPECT_EQ(j, -1);
+  for (float f : x.values()) EXPECT_EQ(f, 1.5f);
+  EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](std::int32_t s) { return s == -1; }));
+}
+
+// ---- past 2^32 ------------------------------------------------------------------------------------
+
+// 2^32 + 7 uint32 elements (17 GB): i mod 2^32 with the three largest, 2^32 - 1, repeated near the
+// end; the top 5 then are known in closed form.
+TEST_P(TopK, HugeUint32Past2To32) {
+  const impl which = GetParam();
+  if (memory_of(which) == memory::host) GTEST_SKIP() << "GPU implementations only";
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t huge = (std::size_t{1} << 32) + 7;
+  prism::device_buffer<std::uint32_t> x(huge);
+  std::vector<std::uint32_t> pattern(std::size_t{1} << 20);
+  std::iota(pattern.begin(), pattern.end(), 0u);
+  fill_periodic(x.data(), huge, pattern);  // i mod 2^20: the largest, 2^20 - 1, at i = 2^20 - 1 + j 2^20
+  prism::device_buffer<std::uint32_t> values(5);
+  prism::device_buffer<std::int64_t> indices(5);
+  prism::top_k(prism::par.with(which), x, 5, values, indices);
+  prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const auto v = values.to_host();
+  const auto idx = indices.to_host();
+  for (std::size_t j = 0; j < 5; ++j) {
+    EXPECT_EQ(v[j], (1u << 20) - 1) << j;
+    EXPECT_EQ(static_cast<std::uint64_t>(idx[j]), ((std::uint64_t{1} << 20) - 1) + (std::uint64_t{j} << 20)) << j;
+  }
+}
+
+// ---- the conformance kit: the 100 largest int64 (or all, fewer) values then indices, in one
+// output of 2k int64: values in its first half, indices in its second. -------------------------
+
+struct top_k_int64 {
+  using T = std::int64_t;
+  using R = std::int64_t;
+  static constexpr const char* name = "top_k";
+  static std::size_t k_of(std::size_t n) { return std::min<std::size_t>(n, 100); }
+  static std::span<const impl> implementations() { return prism::top_k_implementations; }
+  static std::size_t output_size(std::size_t n) { return 2 * k_of(n); }
+  static void run(const prism::execution_policy& policy, prism::span<const std::int64_t> x,
+                  prism::span<std::int64_t> out) {
+    const std::size_t k = out.size() / 2;
+    prism::top_k(policy, x, k, out.subspan(0, k), out.subspan(k, k));
+  }
+  static std::vector<double> reference(const std::vector<std::int64_t>& in) {
+    const std::size_t k = k_of(in.size());
+    const auto p = reference_positions(in, in.size(), k, true);
+    std::vector<double> r(2 * k);
+    for (std::size_t j = 0; j < k; ++j) {
+      r[j] = static_cast<double>(in[p[j]]);
+      r[k + j] = static_cast<double>(p[j]);
+    }
+    return r;
+  }
+  static double tolerance(const std::vector<std::int64_t>&) { return 0; }
+  // thrust's baseline takes its n-element buffers from the stream-ordered pool, which a capture
+  // records too; every implementation enqueues without waiting.
+  static bool capturable(impl) { return true; }
+  static constexpr std::size_t aliased_bytes = 512;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    const auto s = [](std::byte* b, std::size_t at, std::size_t n) {
+      return prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(b + at), n);
+    };
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k(p, s(b, 0, 16), 4, s(b, 64, 4), s(b, 160, 4)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k(p, s(b, 0, 16), 4, s(b, 256, 4), s(b, 272, 4)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k(p, s(b, 0, 16), 4, s(b, 256, 4), s(b, 256, 4)); },
+    };
+  }
+};
+
+using top_ks = ::testing::Types<top_k_int64>;
+INSTANTIATE_TYPED_TEST_SUITE_P(TopK, Conformance, top_ks);
+INSTANTIATE_TYPED_TEST_SUITE_P(TopK, GpuConformance, top_ks);
+
+INSTANTIATE_TEST_SUITE_P(, TopK, ::testing::ValuesIn(std::begin(prism::top_k_implementations),
+                                                     std::end(prism::top_k_implementations)),
+                         impl_name);
+
+}  // namespace
