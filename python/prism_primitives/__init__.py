@@ -600,8 +600,9 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
     hi in its last bin). int64 counts, or into out (int64, uint64 or uint32); nothing waits, except
     for edges in GPU memory: they are copied to the host and checked before the call (on the call's
     stream), so the call waits for them (and cannot be captured into a CUDA graph). Edges must be
-    strictly increasing, without NaN (else ValueError). Samples uint8, int32, float32 or float64;
-    lo, hi and edges of the samples' type for floats, integers (int64 edges) for uint8 and int32;
+    strictly increasing, without NaN (else ValueError). Samples int8, uint8, int16, uint16, int32,
+    uint32, float32 or float64; lo, hi and edges of the samples' type for floats, integers (int64
+    edges) for the integer samples;
     the bin rule is prism's exact one (<prism/histogram.hpp>)."""
     call = _Call((samples, edges, out), stream)
     if edges is not None:

@@ -2,7 +2,8 @@
 """The selections' outputs as NumPy users pass them: out= of exactly the count, larger, smaller
 (counted first; refused with ValueError and nothing written when too small) and the input itself
 (in place); and the small integer dtypes (int8, uint8, int16, uint16, bool flags) in the scans,
-compact, partition, unique and run_length_encode, against NumPy references."""
+compact, partition, unique and run_length_encode, and histogram samples of int8, int16, uint16 and
+uint32, against NumPy references."""
 import numpy as np
 import pytest
 
@@ -119,3 +120,14 @@ def test_wide_flags(xp, rng):
         flags = (rng.integers(0, 3, 4099) == 0).astype(flag_type) * 5
         for impl in xp.implementations:
             np.testing.assert_array_equal(xp.get(prism.compact(xp.put(x), xp.put(flags), impl=impl)), x[flags != 0])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint16", "uint32"])
+def test_histogram_integer_samples(xp, rng, dtype):
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max) + 1
+    x = rng.integers(lo, hi, 10007).astype(dtype)
+    want = np.zeros(16, np.int64)
+    np.add.at(want, ((x.astype(np.int64) - lo) * 16) // (hi - lo), 1)  # exact: integer bins
+    for impl in xp.implementations:
+        np.testing.assert_array_equal(xp.get(prism.histogram(xp.put(x), 16, lo, hi, impl=impl)), want)
