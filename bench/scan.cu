@@ -8,6 +8,9 @@
 //   unique, run_length_encode                    values in runs of 4
 //   unique_by_key, reduce_by_key                 int32 keys in runs of 4
 //   inclusive_scan/<type>/lesson_<stage>/n       the lesson's stages (float and int32)
+//   compact, unique /float/<impl>_counted/2^28   into a counted output (exactly the count's size:
+//                                                prism counts first, one more pass over the flags
+//                                                or the values), against the input-sized rows
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -103,11 +106,14 @@ struct arrays {
     if (op == operation::run_length_encode) counts = device_buffer<std::uint64_t>(n);
   }
 
-  // One call of `op`, its count (if any) into device memory, or host memory for cpu.
-  void call(operation op, impl which) {
+  // One call of `op`, its count (if any) into device memory, or host memory for cpu; `counted`: into
+  // an output of exactly the count's elements (GPU rows), which makes the call count first.
+  void call(operation op, impl which, bool counted = false) {
     const execution_policy policy = par.with(which);
     if (which != impl::cpu) {
-      call_on(op, policy, x.view(), out.view(), keys.view(), keys_out.view(), flags.view(), counts.view(), count.view());
+      if (counted) expect(op);
+      const span<T> o = counted ? out.view().subspan(0, want_count) : out.view();
+      call_on(op, policy, x.view(), o, keys.view(), keys_out.view(), flags.view(), counts.view(), count.view());
     } else {
       call_on(op, policy, span<T>(host_x), span<T>(host_out), span<std::int32_t>(host_keys),
               span<std::int32_t>(host_keys_out), span<std::uint8_t>(host_flags), span<std::uint64_t>(host_counts),
@@ -294,6 +300,30 @@ double bytes_of(operation op, std::int64_t n) {
   return 0;
 }
 
+// compact and unique of floats at 2^28 into a counted output: what the count pass costs, against
+// the rows of the same call into an output of the input's size.
+void register_counted(bool gpu) {
+  if (!gpu) return;
+  const std::int64_t n = std::int64_t{1} << 28;
+  for (operation op : {operation::compact, operation::unique}) {
+    const double bytes = bytes_of<float>(op, n);
+    const std::string key = std::string(name_of(op)) + "/float/" + std::to_string(n);
+    for (impl which : scan_implementations) {
+      if (which == impl::cpu) continue;
+      const std::string row = row_name(name_of(op), "float", std::string(name(which)) + "_counted", n);
+      short_rows(benchmark::RegisterBenchmark(
+                     row.c_str(),
+                     [=](benchmark::State& state) {
+                       arrays<float>& a = arrays_for<float>(key, static_cast<std::size_t>(n), op);
+                       time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which, true); });
+                       relate_to_ceiling(state);
+                       verify(state, row, [&] { return a.check(op, true, [&] { a.call(op, which, true); }); });
+                     }),
+                 bytes, true);
+    }
+  }
+}
+
 template <class T>
 void register_operation(operation op, bool gpu) {
   const std::string type = type_name<T>();
@@ -362,6 +392,7 @@ void register_rows(bool gpu) {
   register_type<float>(gpu);
   register_type<std::int32_t>(gpu);
   register_type<std::int64_t>(gpu);
+  register_counted(gpu);
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
   if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
   if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
+  if constexpr (std::is_same_v<T, char>) return "char";
   if constexpr (std::is_same_v<T, bool>) return "bool";
   return "other";
 }
@@ -49,10 +53,13 @@ inline void synchronize_for(prism::impl which) {
   if (memory_of(which) == memory::device) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
-// An element's bits, as the unsigned integer of its size (4 or 8 bytes).
+// An element's bits, as the unsigned integer of its size (1, 2, 4 or 8 bytes).
 template <class T>
 auto element_bits(T v) {
-  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
+  std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                     std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                        std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>
+      b;
   std::memcpy(&b, &v, sizeof(T));
   return b;
 }

@@ -37,7 +37,7 @@ void scan_sum(const execution_policy& policy, scan_kind kind, span<const T> x, s
 }
 
 // min and max are one functor with the direction an argument: one kernel for both.
-template <scan_element T>
+template <class T>
 void scan_extremum(const execution_policy& policy, scan_kind kind, bool largest, span<const T> x, span<T> out) {
   const functors::extremum<T> op{largest};
   if (kind == scan_kind::inclusive) {
@@ -59,12 +59,12 @@ void scan_by_key_sum(const execution_policy& policy, scan_kind kind, span<const 
   }
 }
 
-template <class P>
-std::size_t select_flagged(const execution_policy& policy, selection which, span<const P> values,
-                           span<const std::uint8_t> flags, span<P> out, span<std::size_t>* count) {
+template <class P, class S>
+std::size_t select_flagged(const execution_policy& policy, selection which, span<const P> values, span<const S> flags,
+                           span<P> out, span<std::size_t>* count) {
   const bool partition = which == selection::partition;
   return select_spans(partition ? "partition" : "compact", policy, partition, values, flags, out,
-                      functors::nonzero<std::uint8_t>{}, count);
+                      functors::nonzero<S>{}, count);
 }
 
 template <class T>
@@ -80,11 +80,11 @@ std::size_t unique_by_key(const execution_policy& policy, span<const K> keys, sp
                             count);
 }
 
-template <class T>
+template <class T, class C>
 std::size_t run_length_encode(const execution_policy& policy, span<const T> values, span<T> unique_out,
-                              span<std::uint64_t> counts_out, span<std::size_t>* count) {
-  return reduce_by_key_spans<true>("run_length_encode", policy, values, span<const std::uint64_t>{}, unique_out,
-                                   counts_out, functors::plus<std::uint64_t>{}, functors::equal_to<T>{}, count);
+                              span<C> counts_out, span<std::size_t>* count) {
+  return reduce_by_key_spans<true>("run_length_encode", policy, values, span<const C>{}, unique_out, counts_out,
+                                   functors::plus<C>{}, functors::equal_to<T>{}, count);
 }
 
 template <class K, class T>

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // unique and unique_by_key, in every implementation (operations.cuh): integers compared as
-// unsigned integers of their size, float and double with ==; carried values by size.
+// unsigned integers of their size (1, 2, 4 and 8 bytes), float and double with ==; carried values
+// by size.
 #include "operations.cuh"
 
 namespace prism::detail {
+template std::size_t unique<std::uint8_t>(const execution_policy&, span<const std::uint8_t>, span<std::uint8_t>, span<std::size_t>*);
+template std::size_t unique<std::uint16_t>(const execution_policy&, span<const std::uint16_t>, span<std::uint16_t>, span<std::size_t>*);
 template std::size_t unique<std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint32_t>, span<std::size_t>*);
 template std::size_t unique<std::uint64_t>(const execution_policy&, span<const std::uint64_t>, span<std::uint64_t>, span<std::size_t>*);
 template std::size_t unique<float>(const execution_policy&, span<const float>, span<float>, span<std::size_t>*);

@@ -558,6 +558,22 @@ extern template void histogram_even<double, std::uint32_t>(const execution_polic
 extern template void histogram_range<double, std::uint32_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint32_t>);
 extern template void histogram_even<double, std::uint64_t>(const execution_policy&, span<const double>, span<std::uint64_t>, histogram_level_t<double>, histogram_level_t<double>);
 extern template void histogram_range<double, std::uint64_t>(const execution_policy&, span<const double>, span<const histogram_level_t<double>>, span<std::uint64_t>);
+extern template void histogram_even<std::int8_t, std::uint32_t>(const execution_policy&, span<const std::int8_t>, span<std::uint32_t>, histogram_level_t<std::int8_t>, histogram_level_t<std::int8_t>);
+extern template void histogram_range<std::int8_t, std::uint32_t>(const execution_policy&, span<const std::int8_t>, span<const histogram_level_t<std::int8_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::int8_t, std::uint64_t>(const execution_policy&, span<const std::int8_t>, span<std::uint64_t>, histogram_level_t<std::int8_t>, histogram_level_t<std::int8_t>);
+extern template void histogram_range<std::int8_t, std::uint64_t>(const execution_policy&, span<const std::int8_t>, span<const histogram_level_t<std::int8_t>>, span<std::uint64_t>);
+extern template void histogram_even<std::int16_t, std::uint32_t>(const execution_policy&, span<const std::int16_t>, span<std::uint32_t>, histogram_level_t<std::int16_t>, histogram_level_t<std::int16_t>);
+extern template void histogram_range<std::int16_t, std::uint32_t>(const execution_policy&, span<const std::int16_t>, span<const histogram_level_t<std::int16_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::int16_t, std::uint64_t>(const execution_policy&, span<const std::int16_t>, span<std::uint64_t>, histogram_level_t<std::int16_t>, histogram_level_t<std::int16_t>);
+extern template void histogram_range<std::int16_t, std::uint64_t>(const execution_policy&, span<const std::int16_t>, span<const histogram_level_t<std::int16_t>>, span<std::uint64_t>);
+extern template void histogram_even<std::uint16_t, std::uint32_t>(const execution_policy&, span<const std::uint16_t>, span<std::uint32_t>, histogram_level_t<std::uint16_t>, histogram_level_t<std::uint16_t>);
+extern template void histogram_range<std::uint16_t, std::uint32_t>(const execution_policy&, span<const std::uint16_t>, span<const histogram_level_t<std::uint16_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::uint16_t, std::uint64_t>(const execution_policy&, span<const std::uint16_t>, span<std::uint64_t>, histogram_level_t<std::uint16_t>, histogram_level_t<std::uint16_t>);
+extern template void histogram_range<std::uint16_t, std::uint64_t>(const execution_policy&, span<const std::uint16_t>, span<const histogram_level_t<std::uint16_t>>, span<std::uint64_t>);
+extern template void histogram_even<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint32_t>, histogram_level_t<std::uint32_t>, histogram_level_t<std::uint32_t>);
+extern template void histogram_range<std::uint32_t, std::uint32_t>(const execution_policy&, span<const std::uint32_t>, span<const histogram_level_t<std::uint32_t>>, span<std::uint32_t>);
+extern template void histogram_even<std::uint32_t, std::uint64_t>(const execution_policy&, span<const std::uint32_t>, span<std::uint64_t>, histogram_level_t<std::uint32_t>, histogram_level_t<std::uint32_t>);
+extern template void histogram_range<std::uint32_t, std::uint64_t>(const execution_policy&, span<const std::uint32_t>, span<const histogram_level_t<std::uint32_t>>, span<std::uint64_t>);
 
 // The caller's binner: counts.size() bins. CUB counts the bin numbers with levels 0, 1, ..., bins
 // (bin b is b; -1 is below level 0, not counted), as for float samples.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Histograms, callable from plain C++: how many samples fall into each bin, for bins of equal
-// width over [lo, hi) or between edges of your own. Compiled into the library for uint8, int32,
-// float and double samples and uint32 or uint64 counts (algorithms/histogram/).
+// width over [lo, hi) or between edges of your own. Compiled into the library for int8, uint8,
+// int16, uint16, int32, uint32, float and double samples (char as int8) and uint32 or uint64
+// counts (algorithms/histogram/).
 //
 //   prism::histogram(samples, counts, 0.0f, 1.0f);                  // counts.size() equal bins
 //   prism::histogram(prism::par.on(stream), samples, counts, lo, hi);
@@ -16,7 +17,7 @@
 //   edge), NaN, and -inf / +inf (lo and hi are finite). So a sample equal to hi is not counted;
 //   one equal to lo is counted in bin 0.
 // - Levels. lo, hi and edges have the level type histogram_level_t<T>: the sample type for float
-//   and double, int64 for uint8 and int32 (so that 256 bins of bytes are [0, 256)).
+//   and double, int64 for the integers (so that 256 bins of bytes are [0, 256)).
 // - The binning rule of equal bins (counts.size() = bins):
 //   * integer samples: exact. x in [lo, hi) goes to bin floor((x - lo) * bins / (hi - lo)),
 //     computed in integers: bin k holds lo + k (hi - lo) / bins <= x < lo + (k + 1) (hi - lo) / bins
@@ -70,8 +71,10 @@ inline constexpr family histogram_uint8_family{histogram_implementations, histog
 inline constexpr std::size_t histogram_measured_bins = 256;
 
 template <class T>
-concept histogram_sample = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int32_t> ||
-                           std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept histogram_sample = std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
+                           std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint16_t> ||
+                           std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> ||
+                           std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, char>;
 template <class C>
 concept histogram_counter = std::is_same_v<C, std::uint32_t> || std::is_same_v<C, std::uint64_t>;
 
@@ -112,6 +115,13 @@ constexpr std::string_view name(histogram_stage stage) noexcept {
 }
 
 namespace detail {
+// A char string's samples are int8 (whatever char's sign on the host).
+template <class T>
+using histogram_storage = std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>;
+template <class T>
+span<const histogram_storage<T>> histogram_samples_of(span<const T> x) {
+  return reinterpret_span<const histogram_storage<T>>(x);
+}
 // The library's entry points (algorithms/histogram/*.cu).
 template <class T, class C>
 void histogram_even(const execution_policy&, span<const T> samples, span<C> counts, histogram_level_t<T> lo,
@@ -139,14 +149,16 @@ template <class X, class N>
   requires histogram_samples<X> && histogram_counts<N>
 void run(histogram, const execution_policy& policy, X&& samples, N&& counts, histogram_level_t<value_t<X>> lo,
                histogram_level_t<value_t<X>> hi) {
-  detail::histogram_even<value_t<X>, value_t<N>>(policy, input_span(samples), output_span(counts), lo, hi);
+  detail::histogram_even<detail::histogram_storage<value_t<X>>, value_t<N>>(
+      policy, detail::histogram_samples_of(input_span(samples)), output_span(counts), lo, hi);
 }
 
 // Bin k: edges[k] <= x < edges[k + 1]; counts.size() == edges.size() - 1.
 template <class X, class E, class N>
   requires histogram_samples<X> && histogram_edges<E, X> && histogram_counts<N>
 void run(histogram, const execution_policy& policy, X&& samples, E&& edges, N&& counts) {
-  detail::histogram_range<value_t<X>, value_t<N>>(policy, input_span(samples), input_span(edges), output_span(counts));
+  detail::histogram_range<detail::histogram_storage<value_t<X>>, value_t<N>>(
+      policy, detail::histogram_samples_of(input_span(samples)), input_span(edges), output_span(counts));
 }
 
 // The lesson: float samples, uint32 counts, equal bins, by one stage (device memory; the policy's

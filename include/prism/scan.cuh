@@ -72,6 +72,7 @@
 #include <prism/primitives/single_pass.cuh>
 #include <prism/primitives/vector_access.cuh>
 #include <prism/scan.hpp>
+#include <prism/scan_counted.cuh>
 #include <prism/scan_programs.cuh>
 #include <prism/scratch.hpp>
 #include <prism/span.hpp>
@@ -261,9 +262,10 @@ void scan_by_key_spans(const char* algorithm, const execution_policy& policy, sp
 
 // A selection's count is its result: returned (through a pinned host slot that the call waits for)
 // or into the caller's one-element array. cpu and thrust return it (Thrust has waited for it), raw
-// and cub write it to the destination on the stream. Every array has the input's n elements; an
-// output may be its own input exactly (compact, compact_if, partition, unique, unique_by_key:
-// below), never partly.
+// and cub write it to the destination on the stream. An output has the input's n elements, more
+// (only the first n are the call's), or fewer where it holds what the call writes (counted first:
+// below); an output may be its own input exactly (compact, compact_if, partition, unique,
+// unique_by_key), never partly.
 inline result_to<std::size_t> count_to(span<std::size_t>* into) {
   return {into, 0, "the count", true};
 }
@@ -299,16 +301,26 @@ const T* copy_into(void* extra, std::size_t head, const T* from, std::size_t n, 
 // elements more read and written).
 template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
-                         span<const S> stencil, span<P> out, Pred pred, span<std::size_t>* into) {
+                         span<const S> stencil, span<P> whole_out, Pred pred, span<std::size_t>* into) {
   const std::size_t n = x.size();
   const family& offered = partition ? scan_family_of<scan_operation::partition, widest<P, S>>
                                      : scan_family_of<scan_operation::compact, widest<P, S>>;
+  // A partition writes every element: its output holds n, or nothing is counted that could help.
+  const std::size_t capacity = whole_out.size();
+  if (partition && capacity < n) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": the output has " + std::to_string(capacity) +
+                                " elements, and a partition writes all " + std::to_string(n) +
+                                " of its input (the kept ones first, then the others)");
+  }
+  const bool counted_first = capacity < n;
+  const span<P> out = first_n(whole_out, n);
   const P* in = x.data();
   const S* st = stencil.data();
   P* o = out.data();
-  const bool in_place = n > 0 && static_cast<const void*>(in) == static_cast<const void*>(o);
+  const bool in_place = n > 0 && static_cast<const void*>(in) == static_cast<const void*>(o) && out.size() == n;
   const cudaStream_t stream = policy.stream();
   const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
+    if (counted_first) require_fits(algorithm, count_on_thrust(p, kept_at<S, Pred>{st, pred}, n), capacity);
     if (in_place) {
       if (!partition) return thrust::remove_if(p, o, o + n, st, rejects<Pred>{pred}) - o;
       return thrust::stable_partition(p, o, o + n, st, pred) - o;
@@ -323,13 +335,14 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
   return dispatch<Pred>(
       {algorithm, offered, policy,
        {array_ref::input(x, "the values"), array_ref::input(stencil, "the flags").sized(n),
-        array_ref::output_of(out, "the output", 0).sized(n)},
+        array_ref::output_of(out, "the output", 0)},
        n},
       count_to(into),
       implementations{
           .cpu = on_thrust,
           .thrust = on_thrust,
           .raw = [&](std::size_t* destination) -> counted {
+            if (counted_first) require_fits(algorithm, count_kept_raw(algorithm, policy, st, pred, n), capacity);
             using Flags = stencil_flags<S, Pred>;
             using Program = select_program<P, nothing, Flags>;
             constexpr int V = Program::vector;
@@ -353,9 +366,7 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
             run_single_pass<Program>(algorithm, policy, n, make,
                                      in_place ? copy_offset(total_bytes) + copy_bytes : total_bytes,
                                      [&](void* extra, cudaStream_t s) {
-                                       const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
-                                           blocks_for((n + W - 1) / W), std::size_t(multiprocessor_count()) * 8));
-                                       launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, blocks,
+                                       launch(algorithm, "count_kept_kernel", count_kept_kernel<W, S, Pred>, count_blocks(n, W),
                                               block_size, s, st, pred, n, vector_aligned<W>(st),
                                               static_cast<unsigned long long*>(extra));
                                        if (in_place) copy_into(extra, total_bytes, in, n, s, algorithm);
@@ -363,6 +374,7 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
             return std::nullopt;
           },
           .cub = [&](std::size_t* destination) -> counted {
+            if (counted_first) require_fits(algorithm, count_on_cub(algorithm, policy, kept_at<S, Pred>{st, pred}, n), capacity);
             const auto items = static_cast<std::int64_t>(n);
             if (!partition) {
               // Flags as CUB reads them (nonzero is true) take its tuned kernel, Flagged, faster than
@@ -408,21 +420,29 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
 // untouched or rewritten with its own value); cub copies the inputs into scratch first.
 template <bool ByKey, class K, class P, class Eq>
 std::size_t unique_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
-                         span<const P> values, span<K> keys_out, span<P> values_out, Eq eq, span<std::size_t>* into) {
+                         span<const P> values, span<K> whole_keys_out, span<P> whole_values_out, Eq eq,
+                         span<std::size_t>* into) {
   const std::size_t n = keys.size();
+  const std::size_t capacity = ByKey ? std::min(whole_keys_out.size(), whole_values_out.size()) : whole_keys_out.size();
+  const bool counted_first = capacity < n;
+  const span<K> keys_out = first_n(whole_keys_out, n);
+  const span<P> values_out = first_n(whole_values_out, n);
   const K* k = keys.data();
   const P* v = values.data();
   K* ko = keys_out.data();
   P* vo = values_out.data();
-  const bool keys_in_place = n > 0 && static_cast<const void*>(k) == static_cast<const void*>(ko);
-  const bool in_place = keys_in_place && (!ByKey || static_cast<const void*>(v) == static_cast<const void*>(vo));
-  if (ByKey && keys_in_place != (n > 0 && static_cast<const void*>(v) == static_cast<const void*>(vo))) {
+  const bool keys_in_place = n > 0 && static_cast<const void*>(k) == static_cast<const void*>(ko) && keys_out.size() == n;
+  const bool values_in_place =
+      n > 0 && static_cast<const void*>(v) == static_cast<const void*>(vo) && values_out.size() == n;
+  const bool in_place = keys_in_place && (!ByKey || values_in_place);
+  if (ByKey && keys_in_place != values_in_place) {
     throw std::invalid_argument(std::string("prism::") + algorithm +
                                 ": in place, both outputs are their inputs (the keys' output the keys, the values' "
                                 "output the values), or neither");
   }
   const cudaStream_t stream = policy.stream();
   const auto on_cpu = [&](const auto& p, std::size_t*) -> counted {
+    if (counted_first) require_fits(algorithm, count_on_thrust(p, run_start_at<K, Eq>{k, eq}, n), capacity);
     if constexpr (ByKey) {
       if (in_place) return thrust::unique_by_key(p, ko, ko + n, vo, eq).first - ko;
       return thrust::unique_by_key_copy(p, k, k + n, v, ko, vo, eq).first - ko;
@@ -438,6 +458,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         return on_cpu(p, at);
       },
       .raw = [&](std::size_t* destination) -> counted {
+        if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
         using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
         using Program = select_program<K, Q, Flags>;
@@ -455,6 +476,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         return std::nullopt;
       },
       .cub = [&](std::size_t* destination) -> counted {
+        if (counted_first) require_fits(algorithm, count_on_cub(algorithm, policy, run_start_at<K, Eq>{k, eq}, n), capacity);
         const auto items = static_cast<std::int64_t>(n);
         const std::size_t key_bytes = n * sizeof(K);
         cub_call(
@@ -481,13 +503,13 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
   if constexpr (ByKey) {
     return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy,
                          {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
-                          array_ref::output_of(keys_out, "the keys' output", 0).sized(n),
-                          array_ref::output_of(values_out, "the values' output", 1).sized(n)},
+                          array_ref::output_of(keys_out, "the keys' output", 0),
+                          array_ref::output_of(values_out, "the values' output", 1)},
                          n},
                         count_to(into), unique);
   } else {
     return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy,
-                         {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output", 0).sized(n)},
+                         {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output", 0)},
                          n},
                         count_to(into), unique);
   }
@@ -496,9 +518,13 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
 // reduce_by_key, and (Encode) run_length_encode: the sum of ones per run, in counts_out's type C.
 template <bool Encode, class K, class T, class Op, class Eq>
 std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& policy, span<const K> keys,
-                                span<const T> values, span<K> keys_out, span<T> sums_out, Op op, Eq eq,
+                                span<const T> values, span<K> whole_keys_out, span<T> whole_sums_out, Op op, Eq eq,
                                 span<std::size_t>* into) {
   const std::size_t n = keys.size();
+  const std::size_t capacity = std::min(whole_keys_out.size(), whole_sums_out.size());
+  const bool counted_first = capacity < n;
+  const span<K> keys_out = first_n(whole_keys_out, n);
+  const span<T> sums_out = first_n(whole_sums_out, n);
   // Equal integer keys have the same bits, so any key of a run is its first: only then may Thrust
   // and CUB write the keys themselves.
   constexpr bool keys_by_bits = std::is_same_v<Eq, functors::equal_to<K>> && std::is_integral_v<K>;
@@ -515,6 +541,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
     }
   }();
   const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
+    if (counted_first) require_fits(algorithm, count_on_thrust(p, run_start_at<K, Eq>{k, eq}, n), capacity);
     if constexpr (keys_by_bits) {
       return thrust::reduce_by_key(p, k, k + n, source, ko, so, eq, op).first - ko;
     } else {
@@ -531,6 +558,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
       .cpu = on_thrust,
       .thrust = on_thrust,
       .raw = [&](std::size_t* destination) -> counted {
+        if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
         using Values = std::conditional_t<Encode, ones<T>, const T*>;
         using Program = reduce_by_key_program<K, T, Values, Op, Eq>;
         constexpr int V = Program::vector;
@@ -545,6 +573,7 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
       },
       .cub = [&](std::size_t* destination) -> counted {
         if (Encode && keys_by_bits && n > std::size_t(INT_MAX)) refuse_int_count(algorithm, "cub", n);
+        if (counted_first) require_fits(algorithm, count_on_cub(algorithm, policy, run_start_at<K, Eq>{k, eq}, n), capacity);
         const auto items = static_cast<std::int64_t>(n);
         cub_call(algorithm, Encode ? "cub::DeviceRunLengthEncode::Encode" : "cub::DeviceReduce::ReduceByKey", policy,
                  {n}, [&](void* temp, std::size_t& bytes, void*) {
@@ -574,15 +603,15 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
     constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
     return dispatch<Op, Eq>(
         {algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>, policy,
-         {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the values' output").sized(n),
-          array_ref::output_apart(sums_out, "the counts").sized(n)},
+         {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the values' output"),
+          array_ref::output_apart(sums_out, "the counts")},
          n},
         count_to(into), reduce_by_key);
   } else {
     return dispatch<Op, Eq>({algorithm, scan_family_of<scan_operation::reduce_by_key, widest<K, T>>, policy,
                              {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
-                              array_ref::output_apart(keys_out, "the keys' output").sized(n),
-                              array_ref::output_apart(sums_out, "the sums").sized(n)},
+                              array_ref::output_apart(keys_out, "the keys' output"),
+                              array_ref::output_apart(sums_out, "the sums")},
                              n},
                             count_to(into), reduce_by_key);
   }

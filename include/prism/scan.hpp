@@ -13,7 +13,9 @@
 //   prism::compact(prism::par.on(stream), values, flags, out, count); // into count[0]: nothing waits
 //
 // Semantics, the same in every implementation (the cpu one included):
-// - Types: scans of float, double, int32, int64, uint32, uint64; out has x's type, and a scan
+// - Types: scans, compact, partition, unique and run_length_encode of float, double, int8,
+//   uint8, int16, uint16, int32, int64, uint32, uint64 (char as int8: a std::string's bytes);
+//   the by-key operations' values of the six wider ones. out has x's type, and a scan
 //   accumulates in that type: an int32 prefix sum is int32 and wraps around (two's complement)
 //   past 2^31, as prism's integer arithmetic does everywhere (torch.cumsum would widen to int64;
 //   cast first if you need that). Floating-point scans add in T, in an order that differs between
@@ -24,23 +26,37 @@
 // - In place: out may be x exactly (same address, same size) for every scan; never partly.
 // - By key: the sum restarts at every element whose key differs from the one before it (keys
 //   compared with ==; equal keys that are not adjacent are separate runs). Keys int32, int64,
-//   uint32 or uint64, values of any of the six scan types; exclusive_scan_by_key gives 0 at the
+//   uint32 or uint64, values of the six wider types; exclusive_scan_by_key gives 0 at the
 //   first element of every run.
-// - compact keeps values[i] where flags[i] != 0 (uint8_t or bool flags), in their order. partition
+// - compact keeps values[i] where flags[i] != 0 (flags of bool or an integer type of 1 byte, or of
+//   4 or 8 bytes over values of 4 or 8 bytes), in their order. partition
 //   writes the kept ones first and the others after them, both in their original order (stable;
 //   CUB's DevicePartition writes the others in reverse, which prism's cub implementation undoes).
 //   unique drops every element equal to the one before it; unique_by_key does so by key, keeping
 //   the value of each run's first element; run_length_encode writes each run's first element and
-//   its length; reduce_by_key each run's first key and the sum of its values (in the value type,
-//   wrapping for integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals
+//   its length (in the counts' type: int32, uint32, int64 or uint64; an input longer than a
+//   32-bit count holds is refused); reduce_by_key each run's first key and the sum of its
+//   values (in the value type, wrapping for integers). Floating-point values compare with ==: -0.0 equals +0.0, a NaN equals
 //   nothing (each NaN is a run of its own). What a selection writes of a run is the bits of its
 //   first element (a run of -0.0 and +0.0 reports whichever came first), in every implementation.
-// - Outputs of the selections have the input's size (the count is not known before the call);
-//   only the first `count` elements are written (partition writes all of them). In place: compact,
+// - Outputs of the selections: only the first `count` elements are written (partition writes all
+//   n). An output of the input's size or larger (its first n elements are the call's) is written
+//   as it is. A smaller one is a counted output, as std::copy_if's destination is: it is taken when
+//   it holds what the call writes, which prism counts first, in the implementation that runs (a
+//   pass over the flags for compact, over the values or keys for unique, unique_by_key,
+//   run_length_encode and reduce_by_key: n bytes of flags, or n keys, read once more). In bytes
+//   moved: a float compaction keeping half moves 7 bytes per element and 8 counted (+14%); a
+//   float unique of runs of 4 moves 5 and 9 counted (+80%), the count pass reading every value
+//   again; docs/benchmarks/scan.md's rows compact/float/<impl>_counted and
+//   unique/float/<impl>_counted at 2^28 measure it against the input-sized rows. The call then
+//   waits for that count (a counted output cannot be captured into a graph) and refuses,
+//   std::invalid_argument naming the count with nothing written, an output too small. A
+//   partition's output holds n or is refused. In place: compact,
 //   partition (stably), unique and unique_by_key (both outputs) take their output equal to their
 //   input exactly, in every implementation (raw's compaction and unique in their one pass; raw's
 //   partition and cub through a copy of the input in scratch, n elements more read and written);
-//   a partial overlap is refused, and run_length_encode and reduce_by_key never run in place. The count comes back returned (the call waits for the stream) or into a
+//   a partial overlap is refused, and run_length_encode and reduce_by_key never run in place.
+//   The count comes back returned (the call waits for the stream) or into a
 //   one-element array (device memory, host memory for cpu; nothing waits, except in
 //   impl::thrust, whose Thrust algorithms return their count to the host).
 // - Empty input: nothing is written; a selection's count is 0 (delivered as well).
@@ -53,7 +69,8 @@
 //   std::invalid_argument naming the limit: cub's run_length_encode of integers (CUB's Encode
 //   counts in int) and thrust's unique (Thrust's unique counts in int), past 2^31 - 1 elements.
 // - Graph capture: every scan in every GPU implementation may be captured; a selection may be when
-//   its count goes to a device array and the implementation is raw or cub.
+//   its count goes to a device array, its outputs are not counted, and the implementation is raw
+//   or cub.
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
@@ -62,6 +79,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -104,12 +124,25 @@ constexpr std::string_view name(scan_op op) noexcept {
   return "unknown";
 }
 
-// The element types compiled into the library for scans and selections.
+// The element types of the by-key operations' values (scan_by_key, unique_by_key, reduce_by_key).
 template <class T>
-concept scan_element =
+concept by_key_element =
     std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
     std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t> ||
     std::is_same_v<T, std::uint64_t>;
+
+// The element types compiled into the library for the scans, compact, partition, unique and
+// run_length_encode: those, and the small integers (char is int8: a char string's bytes).
+template <class T>
+concept scan_element = by_key_element<T> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> ||
+                       std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint16_t> ||
+                       std::is_same_v<T, char>;
+
+// The integer types of run_length_encode's counts: 32 bits hold runs of up to 2^31 - 1 (int32)
+// or 2^32 - 1 (uint32) elements, and an input longer than that is refused.
+template <class C>
+concept run_count_element = std::is_same_v<C, std::int32_t> || std::is_same_v<C, std::int64_t> ||
+                            std::is_same_v<C, std::uint32_t> || std::is_same_v<C, std::uint64_t>;
 
 // The key types of the by-key operations.
 template <class K>
@@ -149,6 +182,9 @@ template <class T>
 using bits_of = bits_of_size<sizeof(T)>;
 template <class T>
 using sum_storage = std::conditional_t<std::is_floating_point_v<T>, T, bits_of<T>>;
+// What a minimum or maximum compares: the type itself, char as int8 (whatever char's sign).
+template <class T>
+using order_storage = std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>;
 template <class T>
 using equality_storage = sum_storage<T>;
 
@@ -159,21 +195,21 @@ enum class selection { compact, partition };
 // null: the count is returned.
 template <class T>
 void scan_sum(const execution_policy&, scan_kind, span<const T> x, span<T> out);
-template <scan_element T>
+template <class T>
 void scan_extremum(const execution_policy&, scan_kind, bool largest, span<const T> x, span<T> out);
 template <class K, class T>
 void scan_by_key_sum(const execution_policy&, scan_kind, span<const K> keys, span<const T> x, span<T> out);
-template <class P>
-std::size_t select_flagged(const execution_policy&, selection, span<const P> values,
-                           span<const std::uint8_t> flags, span<P> out, span<std::size_t>* count);
+template <class P, class S>
+std::size_t select_flagged(const execution_policy&, selection, span<const P> values, span<const S> flags, span<P> out,
+                           span<std::size_t>* count);
 template <class T>
 std::size_t unique(const execution_policy&, span<const T> values, span<T> out, span<std::size_t>* count);
 template <class K, class P>
 std::size_t unique_by_key(const execution_policy&, span<const K> keys, span<const P> values,
                           span<K> keys_out, span<P> values_out, span<std::size_t>* count);
-template <class T>
-std::size_t run_length_encode(const execution_policy&, span<const T> values, span<T> unique_out,
-                              span<std::uint64_t> counts_out, span<std::size_t>* count);
+template <class T, class C>
+std::size_t run_length_encode(const execution_policy&, span<const T> values, span<T> unique_out, span<C> counts_out,
+                              span<std::size_t>* count);
 template <class K, class T>
 std::size_t reduce_by_key(const execution_policy&, span<const K> keys, span<const T> values,
                           span<K> keys_out, span<T> sums_out, span<std::size_t>* count);
@@ -186,7 +222,8 @@ void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const
     using S = sum_storage<T>;
     scan_sum<S>(policy, kind, reinterpret_span<const S>(x), reinterpret_span<S>(out));
   } else {
-    scan_extremum<T>(policy, kind, op == scan_op::max, x, out);
+    using E = order_storage<T>;
+    scan_extremum<E>(policy, kind, op == scan_op::max, reinterpret_span<const E>(x), reinterpret_span<E>(out));
   }
 }
 
@@ -217,27 +254,37 @@ concept scan_output =
     array_like<std::remove_reference_t<O>> && !std::is_const_v<element_t<O>> && scan_element<value_t<O>>;
 template <class X, class O>
 concept scan_arrays = scan_output<O> && array_of<X, value_t<O>>;
+// The same, of the by-key operations' value types.
+template <class X, class O>
+concept by_key_arrays = scan_arrays<X, O> && by_key_element<value_t<O>>;
 template <class K>
 concept key_array = array_like<std::remove_reference_t<K>> && key_element<value_t<K>>;
+// Flags: bool or any integer of 1, 4 or 8 bytes (nonzero keeps: only the bits matter); flags of 4
+// or 8 bytes with values of 4 or 8 bytes.
 template <class F>
-concept flag_array = array_of<F, std::uint8_t> || array_of<F, bool>;
+concept flag_array = array_like<std::remove_reference_t<F>> &&
+                     (std::is_same_v<value_t<F>, bool> || std::is_integral_v<value_t<F>>) &&
+                     (sizeof(value_t<F>) == 1 || sizeof(value_t<F>) == 4 || sizeof(value_t<F>) == 8);
+template <class F, class T>
+concept flags_for = flag_array<F> && (sizeof(value_t<F>) == 1 || sizeof(T) >= 4);
+// Counts of run_length_encode.
+template <class N>
+concept run_counts = array_like<std::remove_reference_t<N>> && !std::is_const_v<element_t<N>> &&
+                     run_count_element<value_t<N>>;
 // A one-element array for a count.
 template <class C>
 concept count_array = writable_array_of<C, std::size_t>;
 
 namespace detail {
-template <class F>
-span<const std::uint8_t> flag_bytes(F&& flags) {
-  static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
-  const auto f = input_span(flags);
-  return {reinterpret_cast<const std::uint8_t*>(f.data()), f.size()};
-}
+static_assert(sizeof(bool) == 1);  // bool is one byte holding 0 or 1 where CUDA runs
 template <class X, class F, class O>
 std::size_t select(const execution_policy& policy, selection which, X&& values, F&& flags, O&& out,
                    span<std::size_t>* count) {
   using P = bits_of<value_t<O>>;
-  return select_flagged<P>(policy, which, reinterpret_span<const P>(input_span(values)), flag_bytes(flags),
-                           reinterpret_span<P>(output_span(out)), count);
+  using S = bits_of<value_t<F>>;
+  return select_flagged<P, S>(policy, which, reinterpret_span<const P>(input_span(values)),
+                              reinterpret_span<const S>(input_span(flags)), reinterpret_span<P>(output_span(out)),
+                              count);
 }
 template <class X, class O>
 std::size_t unique_values(const execution_policy& policy, X&& values, O&& out, span<std::size_t>* count) {
@@ -256,8 +303,16 @@ template <class X, class O, class C>
 std::size_t encode_runs(const execution_policy& policy, X&& values, O&& unique_out, C&& counts_out,
                         span<std::size_t>* count) {
   using E = equality_storage<value_t<O>>;
-  return run_length_encode<E>(policy, reinterpret_span<const E>(input_span(values)), reinterpret_span<E>(output_span(unique_out)),
-                              output_span(counts_out), count);
+  using N = bits_of<value_t<C>>;
+  constexpr std::size_t longest = static_cast<std::size_t>(std::numeric_limits<value_t<C>>::max());
+  const auto x = input_span(values);
+  if (x.size() > longest) {
+    throw std::invalid_argument("prism::run_length_encode: " + std::to_string(x.size()) +
+                                " elements are more than counts of " + std::to_string(sizeof(N) * 8) +
+                                " bits hold (a run may be that long); use 64-bit counts");
+  }
+  return run_length_encode<E, N>(policy, reinterpret_span<const E>(x), reinterpret_span<E>(output_span(unique_out)),
+                                 reinterpret_span<N>(output_span(counts_out)), count);
 }
 template <class K, class X, class KO, class O>
 std::size_t sum_runs(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out,
@@ -299,14 +354,14 @@ void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, scan_op
 
 // out[i] = the sum of x[j] for the j <= i of i's run of equal keys.
 template <class K, class X, class O>
-  requires key_array<K> && scan_arrays<X, O>
+  requires key_array<K> && by_key_arrays<X, O>
 void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
   detail::scan_by_key(policy, detail::scan_kind::inclusive, input_span(keys), input_span(x), output_span(out));
 }
 
 // out[i] = the sum of x[j] for the j < i of i's run of equal keys (0 at each run's start).
 template <class K, class X, class O>
-  requires key_array<K> && scan_arrays<X, O>
+  requires key_array<K> && by_key_arrays<X, O>
 void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
   detail::scan_by_key(policy, detail::scan_kind::exclusive, input_span(keys), input_span(x), output_span(out));
 }
@@ -315,12 +370,12 @@ void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x,
 
 // The values whose flag is not 0, in order, to out[0, count).
 template <class X, class F, class O>
-  requires scan_arrays<X, O> && flag_array<F>
+  requires scan_arrays<X, O> && flags_for<F, value_t<O>>
 std::size_t run(compact, const execution_policy& policy, X&& values, F&& flags, O&& out) {
   return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
 }
 template <class X, class F, class O, class C>
-  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+  requires scan_arrays<X, O> && flags_for<F, value_t<O>> && count_array<C>
 void run(compact, const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::compact, values, flags, out, c); });
 }
@@ -328,12 +383,12 @@ void run(compact, const execution_policy& policy, X&& values, F&& flags, O&& out
 // The values whose flag is not 0 first, then the others, each in its original order; returns (or
 // delivers) how many were flagged.
 template <class X, class F, class O>
-  requires scan_arrays<X, O> && flag_array<F>
+  requires scan_arrays<X, O> && flags_for<F, value_t<O>>
 std::size_t run(partition, const execution_policy& policy, X&& values, F&& flags, O&& out) {
   return detail::count_returned([&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
 }
 template <class X, class F, class O, class C>
-  requires scan_arrays<X, O> && flag_array<F> && count_array<C>
+  requires scan_arrays<X, O> && flags_for<F, value_t<O>> && count_array<C>
 void run(partition, const execution_policy& policy, X&& values, F&& flags, O&& out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::select(policy, detail::selection::partition, values, flags, out, c); });
 }
@@ -352,37 +407,37 @@ void run(unique, const execution_policy& policy, X&& values, O&& out, C&& count)
 
 // The first key of every run of equal keys, and its value.
 template <class K, class X, class KO, class O>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O>
 std::size_t run(unique_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out) {
   return detail::count_returned(
       [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
 }
 template <class K, class X, class KO, class O, class C>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O> && count_array<C>
 void run(unique_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& values_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::unique_pairs(policy, keys, values, keys_out, values_out, c); });
 }
 
 // Every run of equal values as (value, length): unique_out[j] and counts_out[j] for j < count.
 template <class X, class O, class N>
-  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t>
+  requires scan_arrays<X, O> && run_counts<N>
 std::size_t run(run_length_encode, const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out) {
   return detail::count_returned([&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
 }
 template <class X, class O, class N, class C>
-  requires scan_arrays<X, O> && writable_array_of<N, std::uint64_t> && count_array<C>
+  requires scan_arrays<X, O> && run_counts<N> && count_array<C>
 void run(run_length_encode, const execution_policy& policy, X&& values, O&& unique_out, N&& counts_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
 }
 
 // Every run of equal keys as (key, sum of its values).
 template <class K, class X, class KO, class O>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O>
 std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
   return detail::count_returned([&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
 }
 template <class K, class X, class KO, class O, class C>
-  requires key_array<K> && writable_array_of<KO, value_t<K>> && scan_arrays<X, O> && count_array<C>
+  requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O> && count_array<C>
 void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
   detail::count_into(count, [&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
 }

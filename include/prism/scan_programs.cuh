@@ -395,7 +395,8 @@ struct reduce_by_key_program {
   __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
 };
 
-// The partition's count of kept elements before its single pass: where the rejected ones start.
+// The partition's count of kept elements before its single pass (where the rejected ones start),
+// and a counted compaction's (whether its output holds them).
 template <int V, class S, class Pred>
 __global__ void __launch_bounds__(block_size)
     count_kept_kernel(const S* stencil, Pred pred, std::size_t n, bool aligned, unsigned long long* total) {
@@ -409,6 +410,25 @@ __global__ void __launch_bounds__(block_size)
   }
   kept = block_reduce(kept, [](unsigned long long a, unsigned long long b) { return a + b; }, 0ull);
   if (threadIdx.x == 0) atomicAdd(total, kept);
+}
+
+// The runs of a counted output's unique, run_length_encode or reduce_by_key, counted before its
+// single pass: the elements that differ from the one before them (and the first).
+template <int V, class K, class Eq>
+__global__ void __launch_bounds__(block_size)
+    count_heads_kernel(const K* keys, Eq eq, std::size_t n, bool aligned, unsigned long long* total) {
+  unsigned long long heads = 0;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x * V;
+  for (std::size_t i = (blockIdx.x * std::size_t{blockDim.x} + threadIdx.x) * V; i < n; i += stride) {
+    K k[V];
+    bool head[V];
+    load_elements<V>(keys, i, n, aligned, k);
+    run_heads<V>(keys, i, n, k, eq, head, std::false_type{});
+#pragma unroll
+    for (int j = 0; j < V; ++j) heads += i + j < n && head[j];
+  }
+  heads = block_reduce(heads, [](unsigned long long a, unsigned long long b) { return a + b; }, 0ull);
+  if (threadIdx.x == 0) atomicAdd(total, heads);
 }
 
 // ---- for the Thrust and CUB implementations -----------------------------------------------------

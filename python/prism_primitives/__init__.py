@@ -470,7 +470,12 @@ def exclusive_scan_by_key(keys, x, out=None, *, impl="automatic", stream=None):
 
 # The selections write a count of elements. With count=None the call waits for it and returns
 # the outputs cut to it (views of out); with count= a one-element int64/uint64 array it is written
-# there, nothing waits, and the whole outputs are returned.
+# there, nothing waits, and the whole outputs are returned. out= may be the input itself (in place:
+# compact, partition, unique, unique_by_key), larger than the input, or smaller where it holds what
+# the call writes: prism counts that first (one more pass over the flags or the values; the call
+# waits for it) and refuses, ValueError with nothing written, an output too small. Values of int8,
+# uint8, int16, uint16 (and the wider types) for the scans, compact, partition, unique and
+# run_length_encode.
 
 def _select(which, values, flags, out, count, impl, stream):
     call = _Call((values, flags, out, count), stream)
@@ -482,7 +487,8 @@ def _select(which, values, flags, out, count, impl, stream):
 
 
 def compact(values, flags, out=None, *, count=None, impl="automatic", stream=None):
-    """The values whose flag (bool or uint8) is not 0, in order: out[:kept], or out with count=."""
+    """The values whose flag is not 0, in order: out[:kept], or out with count=. Flags of bool,
+    int8 or uint8, or of int32, uint32, int64, uint64 over values of 4 or 8 bytes."""
     out, kept = _select("compact", values, flags, out, count, impl, stream)
     return out if count is not None else _flat(out)[:kept]
 
@@ -522,7 +528,8 @@ def unique_by_key(keys, values, keys_out=None, values_out=None, *, count=None, i
 def run_length_encode(values, unique_out=None, counts_out=None, *, count=None, impl="automatic",
                       stream=None):
     """Every run of equal values as (value, length): (unique_out[:runs], counts_out[:runs]), or
-    the whole outputs with count=. Lengths are int64 (or a uint64 counts_out)."""
+    the whole outputs with count=. Lengths are int64, or counts_out's int32, uint32 or uint64
+    (32-bit counts refuse inputs longer than they hold)."""
     call = _Call((values, unique_out, counts_out, count), stream)
     unique_out = _like(call, values, flat=True) if unique_out is None else unique_out
     counts_out = _like(call, values, "int64", flat=True) if counts_out is None else counts_out
@@ -597,8 +604,9 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
     hi in its last bin). int64 counts, or into out (int64, uint64 or uint32); nothing waits, except
     for edges in GPU memory: they are copied to the host and checked before the call (on the call's
     stream), so the call waits for them (and cannot be captured into a CUDA graph). Edges must be
-    strictly increasing, without NaN (else ValueError). Samples uint8, int32, float32 or float64;
-    lo, hi and edges of the samples' type for floats, integers (int64 edges) for uint8 and int32;
+    strictly increasing, without NaN (else ValueError). Samples int8, uint8, int16, uint16, int32,
+    uint32, float32 or float64; lo, hi and edges of the samples' type for floats, integers (int64
+    edges) for the integer samples;
     the bin rule is prism's exact one (<prism/histogram.hpp>)."""
     call = _Call((samples, edges, out), stream)
     if edges is not None:

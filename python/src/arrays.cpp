@@ -28,6 +28,9 @@ const char* name(element e) noexcept {
     case element::u64: return "uint64";
     case element::u8: return "uint8";
     case element::boolean: return "bool";
+    case element::i8: return "int8";
+    case element::i16: return "int16";
+    case element::u16: return "uint16";
   }
   return "unknown";
 }
@@ -37,11 +40,11 @@ std::size_t element_bytes(element e) {
 }
 
 element element_named(std::string_view dtype_name) {
-  for (element e : {element::f16, element::bf16, element::f32, element::f64, element::i32, element::i64, element::u32,
-                    element::u64, element::u8, element::boolean})
+  for (element e : elements)
     if (dtype_name == name(e)) return e;
   throw std::invalid_argument("prism: no element type " + std::string(dtype_name) +
-                              " (float16, bfloat16, float32, float64, int32, int64, uint32, uint64, uint8, bool)");
+                              " (float16, bfloat16, float32, float64, int32, int64, uint32, uint64, uint8, bool, int8, "
+                              "int16, uint16)");
 }
 
 void array::require(element expected) const {
@@ -187,6 +190,9 @@ std::optional<element> element_from(const dlpack::DataType& t) {
   if (is(dlpack::uint_code, 64)) return element::u64;
   if (is(dlpack::uint_code, 8)) return element::u8;
   if (is(dlpack::bool_code, 8)) return element::boolean;
+  if (is(dlpack::int_code, 8)) return element::i8;
+  if (is(dlpack::int_code, 16)) return element::i16;
+  if (is(dlpack::uint_code, 16)) return element::u16;
   return std::nullopt;
 }
 
@@ -325,7 +331,7 @@ element element_from_format(const array& a, const char* format, Py_ssize_t items
   }
   if (kind == 0)
     refuse(a, "has buffer format " + quoted + ", which prism does not read (one number per element: float16, "
-              "float32, float64, int32, int64, uint32, uint64, uint8 or bool)");
+              "float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64 or bool)");
   if (static_cast<Py_ssize_t>(bytes) != itemsize)
     refuse(a, "has buffer format " + quoted + " of " + std::to_string(bytes) + "-byte elements but an item size of " +
                   std::to_string(itemsize) + " (an inconsistent buffer)");
@@ -335,18 +341,21 @@ element element_from_format(const array& a, const char* format, Py_ssize_t items
       if (bytes == 2) return element::f16;
       return bytes == 4 ? element::f32 : element::f64;
     case 'i':
+      if (bytes == 1) return element::i8;
+      if (bytes == 2) return element::i16;
       if (bytes == 4) return element::i32;
       if (bytes == 8) return element::i64;
       break;
     default:
       if (bytes == 1) return element::u8;
+      if (bytes == 2) return element::u16;
       if (bytes == 4) return element::u32;
       if (bytes == 8) return element::u64;
       break;
   }
   refuse(a, "has elements of " + std::string(kind == 'i' ? "int" : "uint") + std::to_string(8 * bytes) +
-                ", which prism does not support (float16, float32, float64, int32, int64, uint32, uint64, uint8, "
-                "bool)");
+                ", which prism does not support (float16, float32, float64, int8, int16, int32, int64, uint8, "
+                "uint16, uint32, uint64, bool)");
 }
 
 // "Type: message" of a Python error.
@@ -485,9 +494,12 @@ element element_from_typestr(const array& a, nb::handle value) {
   else if (kind == 'i' && bytes == 8) e = element::i64;
   else if (kind == 'u' && bytes == 4) e = element::u32;
   else if (kind == 'u' && bytes == 8) e = element::u64;
+  else if (kind == 'i' && bytes == 1) e = element::i8;
+  else if (kind == 'i' && bytes == 2) e = element::i16;
+  else if (kind == 'u' && bytes == 2) e = element::u16;
   if (!e)
     refuse(a, "has CUDA array interface typestr " + quoted + ", an element type prism does not support (float16, "
-              "float32, float64, int32, int64, uint32, uint64, uint8, bool)");
+              "float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)");
   constexpr bool little = std::endian::native == std::endian::little;
   const char order = t[0];
   if (bytes > 1 && (order == '|' || (order == '<' && !little) || (order == '>' && little)))

@@ -36,7 +36,7 @@ namespace prism::python {
 namespace nb = nanobind;
 
 // The element types prism is compiled for, plus the byte-sized condition and flag types.
-enum class element { f16, bf16, f32, f64, i32, i64, u32, u64, u8, boolean };
+enum class element { f16, bf16, f32, f64, i32, i64, u32, u64, u8, boolean, i8, i16, u16 };
 
 const char* name(element e) noexcept;
 
@@ -60,13 +60,17 @@ decltype(auto) visit(element e, F&& f) {
     case element::u64: return f(type_tag<std::uint64_t>{});
     case element::u8: return f(type_tag<std::uint8_t>{});
     case element::boolean: return f(type_tag<bool>{});
+    case element::i8: return f(type_tag<std::int8_t>{});
+    case element::i16: return f(type_tag<std::int16_t>{});
+    case element::u16: return f(type_tag<std::uint16_t>{});
   }
   throw std::logic_error("prism: unknown element type");
 }
 
 // Every element type, in visit()'s order.
 inline constexpr element elements[] = {element::f16, element::bf16, element::f32, element::f64, element::i32,
-                                       element::i64, element::u32, element::u64, element::u8, element::boolean};
+                                       element::i64, element::u32, element::u64, element::u8, element::boolean,
+                                       element::i8,  element::i16,  element::u16};
 
 // "float32, float64, ...": the names of the element types for which offered(type_tag<T>{}) is
 // true, for the messages that refuse the others.

@@ -89,6 +89,9 @@ void fill_tensor(dlpack::Tensor& t, exported& e, const device_array& a) {
     case element::u64: t.dtype = {dlpack::uint_code, 64, 1}; break;
     case element::u8: t.dtype = {dlpack::uint_code, 8, 1}; break;
     case element::boolean: t.dtype = {dlpack::bool_code, 8, 1}; break;
+    case element::i8: t.dtype = {dlpack::int_code, 8, 1}; break;
+    case element::i16: t.dtype = {dlpack::int_code, 16, 1}; break;
+    case element::u16: t.dtype = {dlpack::uint_code, 16, 1}; break;
   }
   t.shape = e.shape.empty() ? nullptr : e.shape.data();
   t.strides = nullptr;  // compact, row-major
@@ -122,6 +125,9 @@ const char* typestr_of(element e) {
     case element::u64: return "<u8";
     case element::u8: return "|u1";
     case element::boolean: return "|b1";
+    case element::i8: return "|i1";
+    case element::i16: return "<i2";
+    case element::u16: return "<u2";
     case element::bf16: return nullptr;
   }
   return nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The scan family from Python: scans (sum, min, max; by key), and the selections whose count comes
-// back returned (the call waits) or into a one-element int64/uint64 array (nothing waits).
+// back returned (the call waits) or into a one-element int64/uint64 array (nothing waits). Outputs
+// are taken as the library takes them: the input's size, larger, smaller where they hold what is
+// written (counted first), or the input itself (in place).
 #include "arrays.hpp"
 
 #include <prism/scan.hpp>
@@ -22,6 +24,8 @@ prism::scan_op scan_op_from(const std::string& op) {
 
 template <class T>
 using scan_values = std::bool_constant<prism::scan_element<T>>;
+template <class T>
+using by_key_values = std::bool_constant<prism::by_key_element<T>>;
 template <class K>
 using scan_keys = std::bool_constant<prism::key_element<K>>;
 
@@ -31,14 +35,40 @@ nb::object for_values(const char* algorithm, const array& values, F&& f) {
   return for_offered<scan_values, nb::object>(values, algorithm, "values", f);
 }
 template <class F>
+nb::object for_by_key_values(const char* algorithm, const array& values, F&& f) {
+  return for_offered<by_key_values, nb::object>(values, algorithm, "values", f);
+}
+template <class F>
 nb::object for_keys(const char* algorithm, const array& keys, F&& f) {
   return for_offered<scan_keys, nb::object>(keys, algorithm, "keys", f);
 }
 
-prism::span<const std::uint8_t> flag_bytes(const array& flags) {
-  if (flags.type != element::u8 && flags.type != element::boolean)
-    throw std::invalid_argument(std::string("prism: flags is ") + name(flags.type) + ", expected bool or uint8");
-  return {static_cast<const std::uint8_t*>(flags.data), flags.size};
+// Flags of bool or any integer type, as unsigned integers of their size (nonzero keeps: the bits
+// decide); flags of 2 bytes are not compiled, nor flags wider than 1 byte over values narrower
+// than 4.
+template <class T, class F>
+nb::object with_flags(const array& flags, F&& f) {
+  const auto as = [&](auto bits) -> nb::object {
+    using S = decltype(bits);
+    return f(prism::span<const S>(static_cast<const S*>(flags.data), flags.size));
+  };
+  switch (flags.type) {
+    case element::boolean:
+    case element::u8:
+    case element::i8: return as(std::uint8_t{});
+    case element::i32:
+    case element::u32:
+      if constexpr (sizeof(T) >= 4) return as(std::uint32_t{});
+      break;
+    case element::i64:
+    case element::u64:
+      if constexpr (sizeof(T) >= 4) return as(std::uint64_t{});
+      break;
+    default: break;
+  }
+  throw std::invalid_argument(std::string("prism: flags is ") + name(flags.type) +
+                              ", expected bool, int8 or uint8 (or int32, uint32, int64, uint64 over values of 4 or 8 "
+                              "bytes)");
 }
 
 // The optional count argument.
@@ -85,7 +115,7 @@ void scan_by_key(const std::string& kind, nb::handle keys_, nb::handle x_, nb::h
   const auto p = policy(algorithm, which, stream);
   for_keys(algorithm, keys, [&](auto key_tag) {
     using K = typename decltype(key_tag)::type;
-    return for_values(algorithm, out, [&](auto tag) {
+    return for_by_key_values(algorithm, out, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto k = keys.in<K>();
       const auto in = x.in<T>();
@@ -108,18 +138,19 @@ nb::object select(const std::string& which_selection, nb::handle values_, nb::ha
               out = take(out_, "out", true);
   const auto count = optional_count(count_);
   const auto p = policy(algorithm, which, stream);
-  const auto f = flag_bytes(flags);
   return for_values(algorithm, out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto in = values.in<T>();
     const auto r = out.out<T>();
-    device_scope device(algorithm, {&values, &flags, &out, count ? &*count : nullptr});
-    return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
-      if (c != nullptr) {
-        compact ? prism::compact(p, in, f, r, *c) : prism::partition(p, in, f, r, *c);
-        return 0;
-      }
-      return compact ? prism::compact(p, in, f, r) : prism::partition(p, in, f, r);
+    return with_flags<T>(flags, [&](auto f) {
+      device_scope device(algorithm, {&values, &flags, &out, count ? &*count : nullptr});
+      return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+        if (c != nullptr) {
+          compact ? prism::compact(p, in, f, r, *c) : prism::partition(p, in, f, r, *c);
+          return 0;
+        }
+        return compact ? prism::compact(p, in, f, r) : prism::partition(p, in, f, r);
+      });
     });
   });
 }
@@ -152,7 +183,7 @@ nb::object unique_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_o
   const auto p = policy("unique_by_key", which, stream);
   return for_keys("unique_by_key", keys, [&](auto key_tag) {
     using K = typename decltype(key_tag)::type;
-    return for_values("unique_by_key", values_out, [&](auto tag) {
+    return for_by_key_values("unique_by_key", values_out, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto k = keys.in<K>();
       const auto v = values.in<T>();
@@ -176,19 +207,30 @@ nb::object run_length_encode(nb::handle values_, nb::handle unique_out_, nb::han
               counts_out = take(counts_out_, "counts_out", true);
   const auto count = optional_count(count_);
   const auto p = policy("run_length_encode", which, stream);
-  const auto lengths = count_span<std::uint64_t>(counts_out);
   return for_values("run_length_encode", unique_out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto in = values.in<T>();
     const auto u = unique_out.out<T>();
-    device_scope device("run_length_encode", {&values, &unique_out, &counts_out, count ? &*count : nullptr});
-    return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
-      if (c != nullptr) {
-        prism::run_length_encode(p, in, u, lengths, *c);
-        return 0;
-      }
-      return prism::run_length_encode(p, in, u, lengths);
-    });
+    // Lengths in int32, uint32, int64 or uint64, as the caller's counts_out is.
+    const auto encode = [&](auto lengths) -> nb::object {
+      device_scope device("run_length_encode", {&values, &unique_out, &counts_out, count ? &*count : nullptr});
+      return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
+        if (c != nullptr) {
+          prism::run_length_encode(p, in, u, lengths, *c);
+          return 0;
+        }
+        return prism::run_length_encode(p, in, u, lengths);
+      });
+    };
+    switch (counts_out.type) {
+      case element::i32: return encode(counts_out.out<std::int32_t>());
+      case element::u32: return encode(counts_out.out<std::uint32_t>());
+      case element::i64: return encode(counts_out.out<std::int64_t>());
+      case element::u64: return encode(counts_out.out<std::uint64_t>());
+      default:
+        throw std::invalid_argument(std::string("prism: counts_out is ") + name(counts_out.type) +
+                                    ", expected int32, uint32, int64 or uint64");
+    }
   });
 }
 
@@ -200,7 +242,7 @@ nb::object reduce_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_o
   const auto p = policy("reduce_by_key", which, stream);
   return for_keys("reduce_by_key", keys, [&](auto key_tag) {
     using K = typename decltype(key_tag)::type;
-    return for_values("reduce_by_key", sums_out, [&](auto tag) {
+    return for_by_key_values("reduce_by_key", sums_out, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto k = keys.in<K>();
       const auto v = values.in<T>();

@@ -2,7 +2,8 @@
 # Installs the prism build at PRISM_BUILD into a scratch prefix, then builds and runs the consumer
 # against that package with find_package, and checks what the package did to the consumer's
 # compile line: its own C++23 (no -std=c++20 from prism) and <prism/version.hpp> from the
-# install. Then configures the consumer with add_subdirectory.
+# install, and runs the standard forms (standard_forms.cpp). Then configures the consumer with
+# add_subdirectory.
 # Then a CUDA consumer of the generic layer (consumer/cuda) against the same package.
 #   cmake -DPRISM_BUILD=<build> -DPRISM_SOURCE=<checkout> -DPRISM_VERSION=<x.y.z>
 #         [-DCMAKE_CXX_COMPILER=...] [-DCMAKE_CUDA_COMPILER=...] [-DCUDA_ARCHITECTURES=...]
@@ -60,6 +61,12 @@ endif()
 run(${build}/consumer)
 if(PRISM_VERSION AND NOT output MATCHES "prism ${PRISM_VERSION}:")
   message(FATAL_ERROR "the consumer did not say prism ${PRISM_VERSION}")
+endif()
+
+# The standard forms, on std::vector with the host compiler alone, check their own results.
+run(${build}/standard_forms)
+if(NOT output MATCHES "^standard forms: ")
+  message(FATAL_ERROR "the standard forms program did not report: ${output}")
 endif()
 
 # A CUDA consumer of the generic layer compiles against the CCCL prism was built with (its
