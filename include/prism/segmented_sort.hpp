@@ -44,14 +44,16 @@
 //           (a radix sort of the keys' ordered bits), then stably by the segment each position is
 //           in (found by a binary search in the offsets), which leaves every segment's positions
 //           in key order; then keys and values gathered through them. Four arrays of scratch.
-//   raw     one block per segment. A segment of up to one tile (2048 elements of 4 or 8 bytes,
-//           1024 keyed values) is sorted whole in shared memory: the merge sort's block sort of
-//           <prism/sort.cuh> (each thread's 8 elements by insertion, then merges in shared
-//           memory). A longer one is sorted tile by tile the same way into scratch, then merged
-//           by the same block, doubling the sorted runs each pass (merge path, as the merge sort's
-//           global passes), the last pass writing the output. One long segment therefore runs on
-//           one SM: its rows in the benchmark show the cost (cub spreads it over the GPU).
-//           Scratch: 2 n elements (keys, or key and value side by side).
+//   raw     one block per segment. A segment of up to one tile (2048 keys, or 4-byte keys with
+//           4-byte values; 1024 where key and value take 16 bytes) is sorted whole in shared
+//           memory: the merge sort's block sort of <prism/sort.cuh> (each thread's 8 elements by
+//           insertion, then merges in shared memory). A longer one is sorted tile by tile the same
+//           way into scratch, then merged by the same block, doubling the sorted runs each pass
+//           (merge path, as the merge sort's global passes), the last pass writing the output.
+//           One long segment therefore runs on one SM (as in CUB's segmented sort, which also
+//           gives each large segment one block): for a single huge segment prism::sort is the
+//           call. Scratch: 2 n elements (keys, or key and value side by side) where segments may
+//           be longer than a tile (by offsets always: their lengths are on the GPU).
 //   cub     cub::DeviceSegmentedSort::StableSortPairs over the keys' ordered bits (the radix sorts'
 //           transform: unsigned integers in the family's order), the keys (with their values)
 //           carried as CUB's values: CUB sorts short segments by comparing keys with `<`, which
