@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sort family from Python: stable radix sorts of keys, of keys with values, and the sorting
-// permutation, of a whole array or of each row of one (the segmented sorts, rows of `cols`). Nothing waits: the results are written into the caller's arrays on the call's
-// stream.
+// permutation, of a whole array or of each row of one (the segmented sorts, rows of `cols`).
+// Nothing waits: the results are written into the caller's arrays on the call's stream.
 #include "arrays.hpp"
 
 #include <prism/elementwise.hpp>
