@@ -63,7 +63,7 @@
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/operation.hpp>
-#include <prism/segments.hpp>
+#include <prism/segmented.hpp>  // fixed_segments, segments_argument: one way to name segments
 #include <prism/sort.hpp>
 #include <prism/span.hpp>
 
@@ -110,18 +110,13 @@ void segmented_sort_pairs_of(const execution_policy& policy, KI&& keys_in, VI&& 
 
 }  // namespace detail
 
-// The segments: an offsets array of int32 or int64, or fixed_segments.
-template <class S>
-concept sort_segments = std::is_same_v<std::remove_cvref_t<S>, fixed_segments> ||
-                        (array_like<std::remove_reference_t<S>> && segment_offset<value_t<S>>);
-
 namespace ops {
 struct segmented_sort { static constexpr const char* name = "segmented_sort"; };
 struct segmented_sort_by_key { static constexpr const char* name = "segmented_sort_by_key"; };
 
 // keys_out = keys_in with every segment sorted (keys_out may be keys_in).
 template <class X, class S, class O>
-  requires sort_key_arrays<X, O> && sort_segments<S>
+  requires sort_key_arrays<X, O> && segments_argument<S>
 void run(segmented_sort, const execution_policy& policy, X&& keys_in, S&& segments, O&& keys_out,
          sort_order order = sort_order::ascending) {
   detail::segmented_sort_keys<value_t<O>>(policy, input_span(keys_in), detail::segment_list_of(segments),
@@ -129,7 +124,7 @@ void run(segmented_sort, const execution_policy& policy, X&& keys_in, S&& segmen
 }
 // In place.
 template <class O, class S>
-  requires sort_key_output<O> && sort_segments<S>
+  requires sort_key_output<O> && segments_argument<S>
 void run(segmented_sort, const execution_policy& policy, O&& keys, S&& segments,
          sort_order order = sort_order::ascending) {
   const auto k = output_span(keys);
@@ -139,7 +134,7 @@ void run(segmented_sort, const execution_policy& policy, O&& keys, S&& segments,
 
 // keys and values reordered together, every segment by its keys, in place.
 template <class K, class V, class S>
-  requires sort_key_output<K> && sort_value_output<V> && sort_segments<S>
+  requires sort_key_output<K> && sort_value_output<V> && segments_argument<S>
 void run(segmented_sort_by_key, const execution_policy& policy, K&& keys, V&& values, S&& segments,
          sort_order order = sort_order::ascending) {
   const auto k = output_span(keys);
@@ -149,7 +144,7 @@ void run(segmented_sort_by_key, const execution_policy& policy, K&& keys, V&& va
 }
 // Out of place: values_out[i] is the value that came with keys_out[i].
 template <class KI, class VI, class S, class KO, class VO>
-  requires sort_key_arrays<KI, KO> && sort_value_arrays<VI, VO> && sort_segments<S>
+  requires sort_key_arrays<KI, KO> && sort_value_arrays<VI, VO> && segments_argument<S>
 void run(segmented_sort_by_key, const execution_policy& policy, KI&& keys_in, VI&& values_in, S&& segments,
          KO&& keys_out, VO&& values_out, sort_order order = sort_order::ascending) {
   detail::segmented_sort_pairs_of(policy, keys_in, values_in, detail::segment_list_of(segments), keys_out, values_out,
