@@ -30,6 +30,10 @@ samples' bytes read once) beside the histogram suite:
   argsort torch.argsort(x)                        cupy.argsort(x)  (float)
   top_k_k1, top_k_k100, top_k_k10000  torch.topk(x, k, sorted=True, out=(v, i))  (float; no CuPy
           equivalent; x read once: 4 bytes per element, as bench/top_k.cu counts; NaN-free input)
+  segmented_sort_seg128, _seg65536 (beside bench/segmented_sort.cu; float, rows of 128 or 2^16
+          torch.sort(x, dim=-1, out=(v, i))       cupy.sort(x, axis=-1)      keys of a matrix;
+                                                                             bytes: keys read and
+                                                                             written once)
 Sorts count their bytes as bench/sort.cu does: the keys read and written once per 8-bit pass
 (4 passes of 4-byte keys: 32 bytes per key; argsort 64, as prism's argsort rows with their int32
 indices), whatever the peer writes besides; compare keys/s (n over gpu_us).
@@ -71,6 +75,10 @@ import sys
 SIZES = [1 << p for p in range(10, 29, 2)]
 ROUNDS = 20
 SPIN_US = 200
+# The segmented sorts' rows (bench/segmented_sort.cu): matrices of rows of these many keys, from
+# 2^16 keys on.
+SEGMENTS = (128, 1 << 16)
+SEGMENTED_SMALLEST = 1 << 16
 ALPHA, BETA = 2.0, -1.0
 
 
@@ -271,6 +279,15 @@ def torch_operations(torch, arrays):
             return lambda: torch.topk(x, m, sorted=True, out=(v, i))
         return make
 
+    def sort_rows(segment):
+        def make(n):
+            if n < max(segment, SEGMENTED_SMALLEST):
+                return None
+            x = keys["float"][:n].view(-1, segment)
+            v, i = sorted_keys["float"][:n].view(-1, segment), positions[:n].view(-1, segment)
+            return lambda: torch.sort(x, dim=-1, out=(v, i))
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("segmented_sum_rows32", "float", 4, 4 / 32, sum_rows32),
             ("segmented_sum_uniform", "float", 4 + 8 / 64, 4 / 64, segment_sum_uniform),
@@ -281,6 +298,7 @@ def torch_operations(torch, arrays):
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
         [(f"top_k_k{k}", "float", 4, 0, topk(k)) for k in (1, 100, 10000)] + \
+        [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
         [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
 
@@ -362,12 +380,21 @@ def cupy_operations(cupy, arrays):
         x = keys["float"][:n]
         return lambda: cupy.argsort(x)
 
+    def sort_rows(segment):
+        def make(n):
+            if n < max(segment, SEGMENTED_SMALLEST):
+                return None
+            x = keys["float"][:n].reshape(-1, segment)
+            return lambda: cupy.sort(x, axis=-1)
+        return make
+
     return [("add", "float", 8, 4, add("float")), ("add", "half", 4, 2, add("half")),
             ("axpby", "float", 8, 4, axpby), ("exp", "float", 4, 4, exp),
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
             ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact),
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
+        [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
         [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
 
 

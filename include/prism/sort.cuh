@@ -70,11 +70,13 @@ inline constexpr unsigned merge_items = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4
 template <class T>
 inline constexpr unsigned merge_tile = block_size * merge_items<T>;
 
-// Outputs [first, first + items) of merging each pair of sorted runs of `width` in src[0, n) into
-// dst. items divides 2 * width, so one thread's outputs belong to one pair of runs.
-template <class T, class Comp>
-__device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t width, std::size_t first,
-                              unsigned items, Comp comp) {
+// Outputs [first, first + items) of merging each pair of sorted runs of `width` in src[0, n),
+// handed to store(k, element) for output k (dst[k] = element, or the segmented sort's split of a
+// keyed value into two arrays). items divides 2 * width, so one thread's outputs belong to one
+// pair of runs.
+template <class T, class Store, class Comp>
+__device__ void merge_outputs_to(const T* src, Store store, std::size_t n, std::size_t width, std::size_t first,
+                                 unsigned items, Comp comp) {
   if (first >= n) return;
   const std::size_t pair = first / (2 * width) * (2 * width);
   const std::size_t a_n = n - pair < width ? n - pair : width;
@@ -86,8 +88,20 @@ __device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t w
   const std::size_t count = a_n + b_n - diagonal < items ? a_n + b_n - diagonal : items;
   for (std::size_t k = 0; k < count; ++k) {
     const bool take_a = i < a_n && (j >= b_n || !comp(b[j], a[i]));
-    dst[first + k] = take_a ? a[i++] : b[j++];
+    store(first + k, take_a ? a[i++] : b[j++]);
   }
+}
+
+template <class T>
+struct store_to {
+  T* dst;
+  __device__ void operator()(std::size_t k, const T& x) const { dst[k] = x; }
+};
+
+template <class T, class Comp>
+__device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t width, std::size_t first,
+                              unsigned items, Comp comp) {
+  merge_outputs_to(src, store_to<T>{dst}, n, width, first, items, comp);
 }
 
 template <class T, std::size_t N>
@@ -96,16 +110,15 @@ struct merge_shared {
   __device__ T* data() { return reinterpret_cast<T*>(bytes); }
 };
 
-// Sorts each tile of in into the same tile of out (which may be in: a block reads its whole tile
-// before it writes it).
-template <class T, class Comp>
-__global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* out, std::size_t n, Comp comp) {
-  constexpr unsigned V = merge_items<T>, tile = merge_tile<T>;
-  __shared__ merge_shared<T, 2 * tile> buffers;
-  T* shared[2] = {buffers.data(), buffers.data() + tile};
-  const std::size_t base = std::size_t{blockIdx.x} * tile;
-  const unsigned m = static_cast<unsigned>(n - base < tile ? n - base : tile);
-  for (unsigned i = threadIdx.x; i < m; i += block_size) shared[0][i] = in[base + i];
+// One block sorts m <= merge_tile<T> elements, load(i) for i < m, stably, and hands them to
+// store(i, element) in order; the two buffers are merge_tile<T> elements of shared memory each.
+// Every element is loaded before any is stored, so store may write where load reads. Every thread
+// of the block calls it (it synchronizes the block).
+template <class T, class Load, class Store, class Comp>
+__device__ void block_sort_tile(unsigned m, Load load, Store store, Comp comp, T* buffer0, T* buffer1) {
+  constexpr unsigned V = merge_items<T>;
+  T* shared[2] = {buffer0, buffer1};
+  for (unsigned i = threadIdx.x; i < m; i += block_size) shared[0][i] = load(i);
   __syncthreads();
   // Each thread's V elements: a stable insertion sort in place.
   const unsigned mine = threadIdx.x * V;
@@ -123,13 +136,32 @@ __global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* 
     }
   }
   __syncthreads();
+  // Until one run holds all m (fewer passes than the tile's for a short segment).
   int from = 0;
-  for (unsigned width = V; width < tile; width *= 2) {
+  for (unsigned width = V; width < m; width *= 2) {
     merge_outputs(shared[from], shared[1 - from], m, width, mine, V, comp);
     __syncthreads();
     from = 1 - from;
   }
-  for (unsigned i = threadIdx.x; i < m; i += block_size) out[base + i] = shared[from][i];
+  for (unsigned i = threadIdx.x; i < m; i += block_size) store(i, shared[from][i]);
+  __syncthreads();  // the buffers may be loaded again
+}
+
+template <class T>
+struct load_from {
+  const T* src;
+  __device__ T operator()(std::size_t i) const { return src[i]; }
+};
+
+// Sorts each tile of in into the same tile of out (which may be in: a block reads its whole tile
+// before it writes it).
+template <class T, class Comp>
+__global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* out, std::size_t n, Comp comp) {
+  constexpr unsigned tile = merge_tile<T>;
+  __shared__ merge_shared<T, 2 * tile> buffers;
+  const std::size_t base = std::size_t{blockIdx.x} * tile;
+  const unsigned m = static_cast<unsigned>(n - base < tile ? n - base : tile);
+  block_sort_tile<T>(m, load_from<T>{in + base}, store_to<T>{out + base}, comp, buffers.data(), buffers.data() + tile);
 }
 
 // One global merge pass: runs of `width` -> runs of 2 width.

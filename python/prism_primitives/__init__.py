@@ -558,16 +558,38 @@ def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, count=None, imp
 
 # ---- sorting and histograms ---------------------------------------------------------------------
 # Stable radix sorts of int32, int64, uint32, uint64, float32 and float64 keys (of the flattened
-# array), ascending or descending (descending keeps equal keys in their input order too). Floats
-# follow CUB's radix order: -0.0 and +0.0 are equal keys, a NaN sorts by its sign bit (NumPy's
-# and PyTorch's NaN, sign clear, after +inf). Nothing waits.
+# array, or of each row along the last axis with axis=-1), ascending or descending (descending
+# keeps equal keys in their input order too). Floats follow CUB's radix order: -0.0 and +0.0 are
+# equal keys, a NaN sorts by its sign bit (NumPy's and PyTorch's NaN, sign clear, after +inf).
+# Nothing waits.
 
-def sort(keys, out=None, *, descending=False, impl="automatic", stream=None):
-    """The keys in order, into out (a new flat array without it; out=keys sorts in place)."""
+def _last_axis(name, keys, axis):
+    """The row length of a sort along `axis` of keys: only the last axis (the arrays are
+    C-contiguous, so each row is one segment of the segmented sort)."""
+    shape = _describe(keys)[0]
+    if len(shape) == 0:
+        raise ValueError(f"prism.{name}: axis={axis} needs an array of at least one dimension")
+    if axis not in (-1, len(shape) - 1):
+        raise ValueError(f"prism.{name}: axis={axis}: only the last axis (-1) is offered; the rows of "
+                         f"a C-contiguous array are what the segmented sort sorts")
+    return shape[-1]
+
+
+def sort(keys, out=None, *, axis=None, descending=False, impl="automatic", stream=None):
+    """The keys in order, into out (a new flat array without it; out=keys sorts in place).
+    axis=-1 (numpy.sort's axis): each row along the last axis sorted on its own, the result of the
+    keys' shape (prism::segmented_sort with rows of keys.shape[-1]). axis=None, the default, sorts
+    the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result)."""
     call = _Call((keys, out), stream)
-    if out is None:
-        out = _like(call, keys, flat=True)
-    _prism.sort(call(keys), call(out), descending, impl, call.stream)
+    if axis is None:
+        if out is None:
+            out = _like(call, keys, flat=True)
+        _prism.sort(call(keys), call(out), descending, impl, call.stream)
+    else:
+        cols = _last_axis("sort", keys, axis)
+        if out is None:
+            out = _like(call, keys)
+        _prism.sort_rows(call(keys), call(out), cols, descending, impl, call.stream)
     call.done()
     return out
 
@@ -585,13 +607,22 @@ def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=Fals
     return keys_out, values_out
 
 
-def argsort(keys, out=None, *, descending=False, impl="automatic", stream=None):
+def argsort(keys, out=None, *, axis=None, descending=False, impl="automatic", stream=None):
     """The permutation that sorts the keys, stably: keys[out] is sorted. int64 indices (or an int32
-    out, for fewer than 2^31 keys)."""
+    out, for fewer than 2^31 keys). axis=-1: each row's permutation along the last axis, positions
+    within the row (numpy.argsort(a, axis=-1, kind="stable")), int64, of the keys' shape; the
+    sorted keys are made on the way (one more array of the keys' size, discarded)."""
     call = _Call((keys, out), stream)
-    if out is None:
-        out = _like(call, keys, "int64", flat=True)
-    _prism.argsort(call(keys), call(out), descending, impl, call.stream)
+    if axis is None:
+        if out is None:
+            out = _like(call, keys, "int64", flat=True)
+        _prism.argsort(call(keys), call(out), descending, impl, call.stream)
+    else:
+        cols = _last_axis("argsort", keys, axis)
+        if out is None:
+            out = _like(call, keys, "int64")
+        sorted_keys = _like(call, keys)
+        _prism.argsort_rows(call(keys), call(sorted_keys), call(out), cols, descending, impl, call.stream)
     call.done()
     return out
 

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sort family from Python: stable radix sorts of keys, of keys with values, and the sorting
-// permutation. Nothing waits: the results are written into the caller's arrays on the call's
-// stream.
+// permutation, of a whole array or of each row of one (the segmented sorts, rows of `cols`).
+// Nothing waits: the results are written into the caller's arrays on the call's stream.
 #include "arrays.hpp"
 
+#include <prism/elementwise.hpp>
+#include <prism/segmented_sort.hpp>
 #include <prism/sort.hpp>
+
+#include <algorithm>
 
 #include <string>
 
@@ -90,6 +94,50 @@ void argsort(nb::handle keys_, nb::handle indices_, bool descending, const std::
   });
 }
 
+// Each row of `cols` keys sorted (the last axis of a C-contiguous array).
+void sort_rows(nb::handle keys_, nb::handle out_, std::size_t cols, bool descending, const std::string& which,
+               std::uintptr_t stream) {
+  const array keys = take(keys_, "keys", false), out = take(out_, "out", true);
+  const auto p = policy("sort", which, stream);
+  for_sort_keys("sort", out, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    const auto in = keys.in<K>();
+    const auto o = out.out<K>();
+    device_scope device("sort", {&keys, &out});
+    without_gil([&] { prism::segmented_sort(p, in, prism::fixed_segments{cols}, o, order_of(descending)); });
+  });
+}
+
+// Each row's sorting permutation, positions within the row (int64): the positions 0 .. cols - 1
+// written into every row (one row by sequence, then copies doubling the rows written), then
+// carried as values by the segmented sort; the sorted keys go to `sorted`, discarded.
+void argsort_rows(nb::handle keys_, nb::handle sorted_, nb::handle indices_, std::size_t cols, bool descending,
+                  const std::string& which, std::uintptr_t stream) {
+  const array keys = take(keys_, "keys", false), sorted = take(sorted_, "sorted keys", true),
+              indices = take(indices_, "out", true);
+  const auto p = policy("argsort", which, stream);
+  for_sort_keys("argsort", keys, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    const auto k = keys.in<K>();
+    const auto s = sorted.out<K>();
+    const auto i = indices.out<std::int64_t>();
+    device_scope device("argsort", {&keys, &sorted, &indices});
+    without_gil([&] {
+      const std::size_t n = i.size();
+      if (n != k.size()) throw std::invalid_argument("prism.argsort: out must have the keys' size");
+      if (cols > 0 && n > 0) {
+        prism::sequence(p, i.subspan(0, std::min(cols, n)), std::int64_t{0});
+        for (std::size_t have = cols; have < n; have *= 2) {
+          const std::size_t more = std::min(have, n - have);
+          prism::copy(p, prism::span<const std::int64_t>(i.subspan(0, more)), i.subspan(have, more));
+        }
+      }
+      prism::segmented_sort_by_key(p, k, prism::span<const std::int64_t>(i), prism::fixed_segments{cols}, s, i,
+                                   order_of(descending));
+    });
+  });
+}
+
 }  // namespace
 
 void bind_sort(nb::module_& m) {
@@ -98,6 +146,9 @@ void bind_sort(nb::module_& m) {
   m.def("sort_by_key", &sort_by_key, "keys"_a, "values"_a, "keys_out"_a, "values_out"_a, "descending"_a, "impl"_a,
         "stream"_a);
   m.def("argsort", &argsort, "keys"_a, "indices"_a, "descending"_a, "impl"_a, "stream"_a);
+  m.def("sort_rows", &sort_rows, "keys"_a, "out"_a, "cols"_a, "descending"_a, "impl"_a, "stream"_a);
+  m.def("argsort_rows", &argsort_rows, "keys"_a, "sorted"_a, "indices"_a, "cols"_a, "descending"_a, "impl"_a,
+        "stream"_a);
 }
 
 }  // namespace prism::python
