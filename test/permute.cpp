@@ -4,6 +4,7 @@
 #include <prism/gather.hpp>
 #include <prism/generators.hpp>
 
+#include "conformance.hpp"
 #include "testing.hpp"
 
 #include <cuda_fp16.h>
@@ -299,5 +300,36 @@ TEST_P(Generated, SortByKeyValues) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, Generated, ::testing::Values(impl::cpu, impl::automatic, impl::raw), impl_name);
+
+// ---- the conformance kit, on reverse -----------------------------------------------------------------
+
+struct reverse_double {
+  using T = double;
+  using R = double;
+  static constexpr const char* name = "reverse";
+  static std::span<const impl> implementations() { return prism::elementwise_implementations; }
+  static std::size_t output_size(std::size_t n) { return n; }
+  static std::vector<double> input(std::size_t n, std::uint64_t seed) { return random_vector<double>(n, seed); }
+  static void run(const prism::execution_policy& policy, prism::span<const double> x, prism::span<double> out) {
+    prism::reverse(policy, x, out);
+  }
+  static std::vector<double> reference(const std::vector<double>& in) { return {in.rbegin(), in.rend()}; }
+  static double tolerance(const std::vector<double>&) { return 0; }
+  static bool capturable(impl) { return true; }
+  static constexpr std::size_t aliased_bytes = 256;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    const auto doubles = [](std::byte* b, std::size_t at) {
+      return prism::span<double>(reinterpret_cast<double*>(b) + at, 16);
+    };
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) { prism::reverse(p, doubles(b, 0), doubles(b, 1)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::reverse(p, doubles(b, 1), doubles(b, 0)); },
+    };
+  }
+};
+
+using permute_operations = ::testing::Types<reverse_double>;
+INSTANTIATE_TYPED_TEST_SUITE_P(Permute, Conformance, permute_operations);
+INSTANTIATE_TYPED_TEST_SUITE_P(Permute, GpuConformance, permute_operations);
 
 }  // namespace
