@@ -112,8 +112,10 @@ Acc transform_reduce_iterators(const execution_policy& given, It first, std::siz
   const execution_policy policy = iterator_policy<It>(given);
   const auto count = static_cast<std::int64_t>(n);
   const auto mapped = thrust::make_transform_iterator(first, f);
+  // No array to count: the bytes are the elements the iterator yields (what sizes cpu's team).
+  const std::size_t bytes = n * sizeof(typename std::iterator_traits<It>::value_type);
   return dispatch<F, Op>(
-      {algorithm, iterator_family, policy, {}, n}, result_to<Acc>{result, init},
+      {algorithm, iterator_family, policy, {}, n, bytes}, result_to<Acc>{result, init},
       implementations{
           .cpu = [&](const auto& p, Acc*) -> std::optional<Acc> {
             return thrust::transform_reduce(p, first, first + count, f, init, op);
