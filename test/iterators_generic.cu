@@ -128,7 +128,7 @@ TEST_P(IteratorReductions, Scans) {
 }
 
 // The iterator forms have no raw implementation: asked for, it is refused.
-TEST(IteratorReductions, RawIsRefused) {
+TEST(IteratorForms, RawIsRefused) {
   const auto first = thrust::make_counting_iterator<std::int64_t>(0);
   EXPECT_THROW(prism::transform_reduce(prism::par.with(impl::raw), first, first + 10, 0.0,
                                        prism::functors::plus<double>{}, square{}),
