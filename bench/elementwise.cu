@@ -16,7 +16,8 @@
 // div; where's mask is 0 or 1 with equal odds. After timing, each row runs its call once more on
 // a poisoned output and checks 64 positions against a float64 host reference. gather reads the
 // a array at its largest size at random positions (an int32 map): a random read of memory, not of
-// the row's n elements.
+// the row's n elements. gather_if does the same where the mask is set (half the positions);
+// reverse reads a and writes it mirrored (read+write ceiling, as copy).
 //
 // Reference rows beside the registry, for float and double add:
 //   thrust_device_sync  thrust::transform(thrust::device, ...), as tutorials call it: the policy
@@ -29,6 +30,7 @@
 // types (5,800 on the GPU), estimated at 1.5 to 3 minutes on an H200; --benchmark_filter
 // (PRISM_BENCH_FILTER in scripts/gpu-check.sh) picks a subset, e.g. '^(add|exp)/float/'.
 #include <prism/elementwise.hpp>
+#include <prism/gather.hpp>
 
 #include "harness.hpp"
 
@@ -113,7 +115,7 @@ struct operands {
 // The input values at one position, and the output there before the call (axpy updates it).
 struct values_at {
   std::size_t i;
-  double a, b, c, positive, mask, before, a_before, gathered;
+  double a, b, c, positive, mask, before, a_before, gathered, mirrored;
 };
 
 // One operation: bytes per element, one call, and its result at one position in float64.
@@ -166,6 +168,12 @@ std::vector<operation<T>> operations() {
       // the bytes counted are the fewest (the map, the values named, the output).
       {"gather", {4 + s, s}, [](auto& p, auto& x) { prism::gather(p, x.map, x.everywhere, x.out); },
        [](E v) { return v.gathered; }},
+      // gather where the mask (half of it set) says, the other outputs kept (so read as `before`):
+      // the map and the mask are read whole, the values and the output at the selected half.
+      {"gather_if", {5 + s / 2, s / 2}, [](auto& p, auto& x) { prism::gather_if(p, x.map, x.mask, x.everywhere, x.out); },
+       [](E v) { return v.mask != 0 ? v.gathered : v.before; }, true},
+      // A permutation with no randomness: each element read once and written once, mirrored.
+      {"reverse", unary, [](auto& p, auto& x) { prism::reverse(p, x.a, x.out); }, [](E v) { return v.mirrored; }},
       {"fill", {0, s}, [](auto& p, auto& x) { fill(p, x.out, S(1)); }, [](E) { return 1.0; }},
       // Computed in the scalar type, as the library does: float(i) for the 16-bit types.
       {"sequence", {0, s}, [](auto& p, auto& x) { sequence(p, x.out, S(0), S(1)); },
@@ -235,13 +243,17 @@ std::string check_operation(const operation<T>& op, const caller<T>& call, const
   std::vector<double> a_before;
   for (const auto& e : gather(x.a.data(), left, on_device)) a_before.push_back(to_double(e));
   for (const auto& e : gather(x.map.data(), positions, on_device)) named.push_back(static_cast<std::size_t>(e));
-  std::vector<double> gathered;
+  std::vector<double> gathered, mirrored;
   for (const auto& e : gather(x.everywhere.data(), named, on_device)) gathered.push_back(to_double(e));
+  std::vector<std::size_t> mirror = positions;
+  for (std::size_t& p : mirror) p = n - 1 - p;
+  for (const auto& e : gather(x.a.data(), mirror, on_device)) mirrored.push_back(to_double(e));
   call(x);
   if (on_device) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   std::vector<double> want;
   for (std::size_t k = 0; k < positions.size(); ++k) {
-    want.push_back(op.expected({positions[k], a[k], b[k], c[k], pos[k], mask[k], before[k], a_before[k], gathered[k]}));
+    want.push_back(op.expected(
+        {positions[k], a[k], b[k], c[k], pos[k], mask[k], before[k], a_before[k], gathered[k], mirrored[k]}));
   }
   if (op.casts) {
     if (break_requested()) perturb(x.cast_out.data(), positions[0], on_device);

@@ -81,7 +81,7 @@ __all__ = [
     # element-wise
     "add", "sub", "mul", "div", "minimum", "maximum", "axpby", "axpy", "fma", "where",
     "negate", "abs", "square", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid",
-    "relu", "scale", "clamp", "copy", "cast", "fill", "sequence", "adjacent_difference", "gather",
+    "relu", "scale", "clamp", "copy", "cast", "fill", "sequence", "adjacent_difference", "gather", "flip",
     "scatter",
     # reductions
     "sum", "product", "min", "max", "minmax", "argmin", "argmax", "count", "count_if", "any",
@@ -313,23 +313,43 @@ def adjacent_difference(x, out=None, *, impl="automatic", stream=None):
     return out
 
 
-def gather(map, values, out=None, *, checked=True, impl="automatic", stream=None):
+def gather(map, values, out=None, *, where=None, checked=True, impl="automatic", stream=None):
     """out[i] = values[map[i]] (np.take(values, map)); map is int32 or int64, out has its size.
     checked (the default) refuses an index outside values with ValueError, nothing written; it
-    waits for a check of the map. checked=False skips it: an index outside is then undefined."""
-    call = _Call((map, values, out), stream)
+    waits for a check of the map. checked=False skips it: an index outside is then undefined.
+    where= (bool or uint8, the map's size), as a ufunc's: only where it is True (Thrust's
+    gather_if); out keeps its other elements (uninitialized if out is not given), and map[i] is
+    not used there (nor checked)."""
+    call = _Call((map, values, out, where), stream)
     if out is None:
         out = _like(call, map, _describe(values)[1])
-    _prism.permute("gather", call(map), call(values), call(out), checked, impl, call.stream)
+    if where is None:
+        _prism.permute("gather", call(map), call(values), call(out), checked, impl, call.stream)
+    else:
+        _prism.permute_where("gather", call(map), call(values), call(where), call(out), checked, impl, call.stream)
     call.done()
     return out
 
 
-def scatter(values, map, out, *, checked=True, impl="automatic", stream=None):
+def scatter(values, map, out, *, where=None, checked=True, impl="automatic", stream=None):
     """out[map[i]] = values[i] (out[map] = values in NumPy); map is int32 or int64 of the values'
-    size. An index named twice keeps one of its values. checked as for gather."""
-    call = _Call((values, map, out), stream)
-    _prism.permute("scatter", call(values), call(map), call(out), checked, impl, call.stream)
+    size. An index named twice keeps one of its values. checked as for gather. where= (the
+    values' size): only the values where it is True (Thrust's scatter_if)."""
+    call = _Call((values, map, out, where), stream)
+    if where is None:
+        _prism.permute("scatter", call(values), call(map), call(out), checked, impl, call.stream)
+    else:
+        _prism.permute_where("scatter", call(values), call(map), call(where), call(out), checked, impl, call.stream)
+    call.done()
+    return out
+
+
+def flip(x, out=None, *, impl="automatic", stream=None):
+    """out[i] = x[n - 1 - i] (np.flip of a 1-D array); out may be x (in place)."""
+    call = _Call((x, out), stream)
+    if out is None:
+        out = _like(call, x)
+    _prism.flip(call(x), call(out), impl, call.stream)
     call.done()
     return out
 

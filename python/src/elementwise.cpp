@@ -6,6 +6,7 @@
 #include "arrays.hpp"
 
 #include <prism/elementwise.hpp>
+#include <prism/gather.hpp>
 
 #include <string>
 #include <string_view>
@@ -207,6 +208,46 @@ void permute(const std::string& op, nb::handle first_, nb::handle second_, nb::h
   });
 }
 
+// gather_if (map, values, where, out) and scatter_if (values, map, where, out): gather and scatter
+// where the mask (bool or uint8) is set, the other elements of out untouched (NumPy's where=).
+void permute_where(const std::string& op, nb::handle first_, nb::handle second_, nb::handle mask_, nb::handle out_,
+                   bool checked, const std::string& which, std::uintptr_t stream) {
+  const bool gather = op == "gather";
+  const array first = take(first_, gather ? "map" : "values", false),
+              second = take(second_, gather ? "values" : "map", false), mask = take(mask_, "where", false),
+              out = take(out_, "out", true);
+  const array& map = gather ? first : second;
+  const array& values = gather ? second : first;
+  const auto p = policy(op.c_str(), which, stream);
+  const prism::bounds b = checked ? prism::bounds::checked : prism::bounds::unchecked;
+  if (map.type != element::i32 && map.type != element::i64)
+    throw std::invalid_argument("prism." + op + ": map is " + name(map.type) + ", expected int32 or int64");
+  const auto s = condition_bytes(mask);
+  visit(out.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto v = values.in<T>();
+    const auto r = out.out<T>();
+    device_scope device(op.c_str(), {&first, &second, &mask, &out});
+    const auto run = [&](auto m) {
+      without_gil([&] { gather ? prism::gather_if(p, m, s, v, r, b) : prism::scatter_if(p, v, m, s, r, b); });
+    };
+    map.type == element::i32 ? run(map.in<std::int32_t>()) : run(map.in<std::int64_t>());
+  });
+}
+
+// out = x reversed (np.flip of a 1-D array); out may be x (in place).
+void flip(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
+  const array x = take(x_, "x", false), out = take(out_, "out", true);
+  const auto p = policy("flip", which, stream);
+  visit(out.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto in = x.in<T>();
+    const auto r = out.out<T>();
+    device_scope device("flip", {&x, &out});
+    without_gil([&] { prism::reverse(p, in, r); });
+  });
+}
+
 }  // namespace
 
 void bind_elementwise(nb::module_& m) {
@@ -239,6 +280,9 @@ void bind_elementwise(nb::module_& m) {
   m.def("cast", &cast, "x"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("adjacent_difference", &adjacent_difference, "x"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("permute", &permute, "op"_a, "first"_a, "second"_a, "out"_a, "checked"_a, "impl"_a, "stream"_a);
+  m.def("permute_where", &permute_where, "op"_a, "first"_a, "second"_a, "where"_a, "out"_a, "checked"_a, "impl"_a,
+        "stream"_a);
+  m.def("flip", &flip, "x"_a, "out"_a, "impl"_a, "stream"_a);
 }
 
 }  // namespace prism::python

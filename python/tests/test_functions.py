@@ -116,6 +116,35 @@ def test_gather_scatter(xp, rng, dtype, index):
         np.testing.assert_array_equal(xp.get(prism.gather(dm, dv)), np.take(source, where))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "uint8", "float16"])
+def test_gather_scatter_where(xp, rng, dtype):
+    for n in SIZES:
+        source = values(rng, n + 5, "float64", 0, 2).astype(dtype)
+        mask = rng.integers(0, 2, n).astype(bool)
+        index = np.where(mask, rng.integers(0, n + 5, n), -1).astype(np.int32)  # unused where False
+        for impl in xp.implementations:
+            out = xp.put(np.full(n, 3, dtype=dtype))
+            prism.gather(xp.put(index), xp.put(source), out=out, where=xp.put(mask), impl=impl)
+            np.testing.assert_array_equal(xp.get(out), np.where(mask, np.take(source, np.maximum(index, 0)), 3))
+            target = np.full(n + 5, 3, dtype=dtype)
+            perm = np.where(mask, rng.permutation(n + 5)[:n], n + 9).astype(np.int64)
+            dt = xp.put(target)
+            prism.scatter(xp.put(source[:n]), xp.put(perm), dt, where=xp.put(mask), impl=impl)
+            target[perm[mask]] = source[:n][mask]
+            np.testing.assert_array_equal(xp.get(dt), target)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "float16"])
+def test_flip(xp, rng, dtype):
+    for n in SIZES:
+        x = values(rng, n, "float64", 0, 2).astype(dtype)
+        for impl in xp.implementations:
+            np.testing.assert_array_equal(xp.get(prism.flip(xp.put(x), impl=impl)), np.flip(x))
+            inplace = xp.put(x)
+            assert prism.flip(inplace, out=inplace, impl=impl) is inplace
+            np.testing.assert_array_equal(xp.get(inplace), np.flip(x))
+
+
 def test_gather_scatter_refuse_indices_outside(xp):
     source = xp.put(np.arange(4, dtype=np.float32))
     for bad in (-1, 4):
