@@ -13,7 +13,7 @@
 namespace prism::detail {
 
 template <std::size_t Size, std::size_t IndexSize>
-void top_k_entry<Size, IndexSize>::run(const execution_policy& policy, top_k_kind kind, span<const bits> x,
+void top_k_entry<Size, IndexSize>::run(const execution_policy& policy, key_kind kind, span<const bits> x,
                                        std::size_t row_length, std::size_t k, span<bits> values,
                                        span<index_bits> indices, bool largest) {
   top_k_spans(policy, kind, x, row_length, k, values, indices, largest);

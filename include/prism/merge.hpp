@@ -60,6 +60,7 @@
 // to merge path and its tile-staged form.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/key_kind.hpp>
 #include <prism/operation.hpp>
 #include <prism/span.hpp>
 
@@ -100,14 +101,8 @@ concept merge_value = std::is_trivially_copyable_v<V> && (sizeof(V) == 4 || size
 
 namespace detail {
 
-// How the library compares keys it holds as unsigned bits of their size: as unsigned integers,
-// as two's complement ones, or as floats in the order above. One instantiation per key size.
-enum class key_kind : unsigned char { unsigned_integer, signed_integer, floating };
-
-template <class K>
-inline constexpr key_kind kind_of_key = std::is_floating_point_v<K> ? key_kind::floating
-                                        : std::is_signed_v<K>       ? key_kind::signed_integer
-                                                                    : key_kind::unsigned_integer;
+// Keys are held as unsigned bits of their size and compared as <prism/key_kind.hpp> says: one
+// instantiation per key size.
 
 template <class T>
 using merge_bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -133,7 +128,7 @@ template <class A, class B, class O>
 void merge_of(const execution_policy& policy, A&& a, B&& b, O&& out) {
   using K = value_t<O>;
   using U = merge_bits<K>;
-  merge_keys<U>(policy, kind_of_key<K>, as_merge_bits<const U>(input_span(a)), as_merge_bits<const U>(input_span(b)),
+  merge_keys<U>(policy, key_kind_of<K>, as_merge_bits<const U>(input_span(a)), as_merge_bits<const U>(input_span(b)),
                 as_merge_bits<U>(output_span(out)));
 }
 
@@ -143,7 +138,7 @@ void merge_pairs_of(const execution_policy& policy, KA&& keys_a, VA&& values_a, 
   using K = value_t<KO>;
   using U = merge_bits<K>;
   using V = merge_bits<value_t<VO>>;
-  merge_pairs<U, V>(policy, kind_of_key<K>, as_merge_bits<const U>(input_span(keys_a)),
+  merge_pairs<U, V>(policy, key_kind_of<K>, as_merge_bits<const U>(input_span(keys_a)),
                     as_merge_bits<const V>(input_span(values_a)), as_merge_bits<const U>(input_span(keys_b)),
                     as_merge_bits<const V>(input_span(values_b)), as_merge_bits<U>(output_span(keys_out)),
                     as_merge_bits<V>(output_span(values_out)));
@@ -154,7 +149,7 @@ std::size_t set_operation_of(const execution_policy& policy, set_operation op, A
                              span<std::size_t>* count) {
   using K = value_t<O>;
   using U = merge_bits<K>;
-  return set_operation_keys<U>(policy, op, kind_of_key<K>, as_merge_bits<const U>(input_span(a)),
+  return set_operation_keys<U>(policy, op, key_kind_of<K>, as_merge_bits<const U>(input_span(a)),
                                as_merge_bits<const U>(input_span(b)), as_merge_bits<U>(output_span(out)), count);
 }
 

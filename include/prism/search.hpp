@@ -49,6 +49,7 @@
 // equal_range runs the lower and the upper bound one after the other, in every implementation.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/key_kind.hpp>
 #include <prism/operation.hpp>
 #include <prism/span.hpp>
 
@@ -100,16 +101,8 @@ constexpr std::string_view name(search_stage stage) noexcept {
 
 namespace detail {
 
-// How the library compares elements of the standard types: by their bits, made into an unsigned
-// key whose order is the documented one (the radix sort's): unsigned integers as they are, signed
-// ones with the sign bit flipped, floating point with -0.0 made +0.0, then negative numbers' bits
-// all flipped and positive ones' sign bit set. So the search is compiled per element size.
-enum class key_kind : std::uint8_t { unsigned_integer, signed_integer, floating_point };
-
-template <class T>
-constexpr key_kind key_kind_of = std::is_floating_point_v<T> ? key_kind::floating_point
-                                 : std::is_signed_v<T>       ? key_kind::signed_integer
-                                                             : key_kind::unsigned_integer;
+// The standard types compare by their bits in the documented order (<prism/key_kind.hpp>), so
+// the search is compiled per element size.
 
 template <std::size_t Size>
 using search_bits = std::conditional_t<Size == 4, std::uint32_t, std::uint64_t>;

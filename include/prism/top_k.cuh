@@ -48,9 +48,9 @@
 
 namespace prism::detail {
 
-inline radix::key_kind radix_kind(top_k_kind kind) {
-  return kind == top_k_kind::floating_point   ? radix::key_kind::floating
-         : kind == top_k_kind::signed_integer ? radix::key_kind::signed_integer
+inline radix::key_kind radix_kind(key_kind kind) {
+  return kind == key_kind::floating_point   ? radix::key_kind::floating
+         : kind == key_kind::signed_integer ? radix::key_kind::signed_integer
                                               : radix::key_kind::unsigned_integer;
 }
 
@@ -370,7 +370,7 @@ void cub_top_k(const char* algorithm, const execution_policy& policy, const U* x
 
 // Rows of row_length of x (the plain form: one row of all of x), k best of each.
 template <class U, class I>
-void top_k_spans(const execution_policy& policy, top_k_kind kind, span<const U> x, std::size_t row_length,
+void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x, std::size_t row_length,
                  std::size_t k, span<U> values, span<I> indices, bool largest) {
   const char* algorithm = "top_k";
   const std::size_t n = x.size();

@@ -45,6 +45,7 @@
 //           unordered k are then sorted (by position, then stably by key) into the same bits.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
+#include <prism/key_kind.hpp>
 #include <prism/operation.hpp>
 #include <prism/span.hpp>
 
@@ -69,12 +70,7 @@ concept top_k_index = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::
 
 namespace detail {
 
-// What the elements are, for their order on the bits (radix_order.cuh's key_kind, told at run time).
-enum class top_k_kind : std::uint8_t { unsigned_integer, signed_integer, floating_point };
-template <class T>
-constexpr top_k_kind top_k_kind_of = std::is_floating_point_v<T> ? top_k_kind::floating_point
-                                     : std::is_signed_v<T>       ? top_k_kind::signed_integer
-                                                                 : top_k_kind::unsigned_integer;
+// The elements' order on their bits: <prism/key_kind.hpp>, told at run time.
 
 // The library's entry points (algorithms/top_k/*.cu), per element size and index size: elements and
 // values by their bits, indices as unsigned integers of their size; rows of row_length (the plain form: one row).
@@ -82,7 +78,7 @@ template <std::size_t Size, std::size_t IndexSize>
 struct top_k_entry {
   using bits = bits_of_size<Size>;
   using index_bits = bits_of_size<IndexSize>;
-  static void run(const execution_policy& policy, top_k_kind kind, span<const bits> x, std::size_t row_length,
+  static void run(const execution_policy& policy, key_kind kind, span<const bits> x, std::size_t row_length,
                   std::size_t k, span<bits> values, span<index_bits> indices, bool largest);
 };
 
@@ -91,7 +87,7 @@ void run_top_k(const execution_policy& policy, X&& x, std::size_t row_length, st
                bool largest) {
   using T = value_t<X>;
   using Entry = top_k_entry<sizeof(T), sizeof(value_t<I>)>;
-  Entry::run(policy, top_k_kind_of<T>, reinterpret_span<const typename Entry::bits>(input_span(x)), row_length, k,
+  Entry::run(policy, key_kind_of<T>, reinterpret_span<const typename Entry::bits>(input_span(x)), row_length, k,
              reinterpret_span<typename Entry::bits>(output_span(values)),
              reinterpret_span<typename Entry::index_bits>(output_span(indices)), largest);
 }

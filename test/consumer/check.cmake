@@ -68,6 +68,10 @@ run(${build}/standard_forms)
 if(NOT output MATCHES "^standard forms: ")
   message(FATAL_ERROR "the standard forms program did not report: ${output}")
 endif()
+run(${build}/algorithms_forms)
+if(NOT output MATCHES "^algorithms: ")
+  message(FATAL_ERROR "the algorithms program did not report: ${output}")
+endif()
 
 # A CUDA consumer of the generic layer compiles against the CCCL prism was built with (its
 # static_assert: CUB 3.5 or newer), whatever CCCL the toolkit ships, and runs.
