@@ -19,10 +19,9 @@
 // reduce_by_key(keys, x, keys_out, sums_out, eq) add, with == where eq is not given (one functor
 // after the arrays is the equality, as in Thrust). The policy may be left out of every call.
 //
-// The selections return how many elements they wrote (the call waits), or, with a one-element
-// `count` array before the functors, write it there (nothing waits; impl::thrust excepted). This is
-// the generic layer under the compiled family of <prism/scan.hpp> (sum, min and max on the standard
-// types); CUDA translation units call it with their own types and functors.
+// The selections return how many elements they wrote (the call waits), or write it into a
+// one-element `count` array before the functors (nothing waits; impl::thrust excepted). The generic
+// layer under <prism/scan.hpp>, for CUDA translation units' own types and functors.
 //
 // Contract. op must be associative (it need not commute, and needs no identity: every
 // implementation keeps the order of the elements); eq must be an equivalence; both, and pred, must
@@ -260,12 +259,10 @@ void scan_by_key_spans(const char* algorithm, const execution_policy& policy, sp
 
 // ---- selections -----------------------------------------------------------------------------------
 
-// A selection's count is its result: returned (through a pinned host slot that the call waits for)
-// or into the caller's one-element array. cpu and thrust return it (Thrust has waited for it), raw
-// and cub write it to the destination on the stream. An output has the input's n elements, more
-// (only the first n are the call's), or fewer where it holds what the call writes (counted first:
-// below); an output may be its own input exactly (compact, compact_if, partition, unique,
-// unique_by_key), never partly.
+// A selection's count is its result: returned (a pinned host slot the call waits for) or into the
+// caller's one-element array (raw and cub write it on the stream). An output has n elements, more
+// (the first n are the call's) or fewer that hold what is written (counted first); it may be its
+// own input exactly (compact, compact_if, partition, unique, unique_by_key), never partly.
 inline result_to<std::size_t> count_to(span<std::size_t>* into) {
   return {into, 0, "the count", true};
 }
