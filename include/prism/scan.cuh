@@ -14,10 +14,9 @@
 //   prism::run_length_encode(policy, x, unique_out, counts_out, eq)
 //   prism::reduce_by_key(policy, keys, x, keys_out, sums_out, op, eq)
 //
-// Thrust's shorter forms where they are unambiguous: exclusive_scan(x, out, init) adds;
-// inclusive_scan_by_key(keys, x, out, eq), exclusive_scan_by_key(keys, x, out, init[, eq]) and
-// reduce_by_key(keys, x, keys_out, sums_out, eq) add, with == where eq is not given (one functor
-// after the arrays is the equality, as in Thrust). The policy may be left out of every call.
+// Thrust's shorter forms add: exclusive_scan(x, out, init), inclusive_scan_by_key(keys, x, out, eq),
+// exclusive_scan_by_key(keys, x, out, init[, eq]), reduce_by_key(keys, x, keys_out, sums_out, eq),
+// == where eq is not given (one functor after the arrays is the equality). The policy is optional.
 //
 // The selections return how many elements they wrote (the call waits), or write it into a
 // one-element `count` array before the functors (nothing waits; impl::thrust excepted). The generic
