@@ -235,15 +235,15 @@ __global__ void __launch_bounds__(block_size) search_staged_kernel(const T* sort
 // ---- raw: sorted search by merge path -------------------------------------------------------------
 // The queries merged into the array, an element going first when before(element, query): a query's
 // lower bound is then the number of elements merged ahead of it. The merged sequence is cut into
-// tiles of merge_tile = nt x vt items (256 threads x 8); where each tile starts in the array is one
+// tiles of search_tile = nt x vt items (256 threads x 8); where each tile starts in the array is one
 // binary search along its diagonal (merge_partition_kernel); each block loads its tile's elements
 // and queries into shared memory, each thread finds its own 8 items' start the same way there and
 // merges them serially, and the positions go out through shared memory, coalesced. Larger elements
 // (the generic layer's) take fewer items per thread, so a tile stays within 40 KiB.
 template <class T, class Q>
-inline constexpr unsigned merge_items_per_thread = sizeof(T) + sizeof(Q) <= 16 ? 8 : sizeof(T) + sizeof(Q) <= 32 ? 4 : 1;
+inline constexpr unsigned search_items_per_thread = sizeof(T) + sizeof(Q) <= 16 ? 8 : sizeof(T) + sizeof(Q) <= 32 ? 4 : 1;
 template <class T, class Q>
-inline constexpr unsigned merge_tile = block_size * merge_items_per_thread<T, Q>;
+inline constexpr unsigned search_tile = block_size * search_items_per_thread<T, Q>;
 
 // How many of the first `diagonal` merged items are elements. Reads only inside both arrays,
 // whatever they hold.
@@ -267,7 +267,7 @@ __global__ void merge_partition_kernel(const T* sorted, std::size_t n, const Q* 
                                        std::size_t tiles, Before before, std::size_t* starts) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t > tiles) return;
-  const std::size_t diagonal = cuda::std::min(t * merge_tile<T, Q>, n + m);
+  const std::size_t diagonal = cuda::std::min(t * search_tile<T, Q>, n + m);
   starts[t] = merge_path(sorted, n, queries, m, diagonal, before);
 }
 
@@ -275,7 +275,7 @@ template <class T, class Q, class Before, class Out>
 __global__ void __launch_bounds__(block_size)
     sorted_search_kernel(const T* sorted, std::size_t n, const Q* queries, std::size_t m, const std::size_t* starts,
                          Before before, Out out) {
-  constexpr unsigned vt = merge_items_per_thread<T, Q>, tile = merge_tile<T, Q>;
+  constexpr unsigned vt = search_items_per_thread<T, Q>, tile = search_tile<T, Q>;
   __shared__ alignas(T) unsigned char element_storage[tile * sizeof(T)];
   __shared__ alignas(Q) unsigned char query_storage[tile * sizeof(Q)];
   __shared__ unsigned found[tile];
@@ -319,7 +319,7 @@ void search_raw(const char* algorithm, const execution_policy& policy, const T* 
                 const Q* queries, std::size_t m, Before before, Out out, bool by_merge) {
   const cudaStream_t stream = policy.stream();
   if (by_merge) {
-    constexpr std::size_t tile = merge_tile<T, Q>;
+    constexpr std::size_t tile = search_tile<T, Q>;
     const std::size_t tiles = (n + m + tile - 1) / tile;
     const scratch lease = acquire_scratch((tiles + 1) * sizeof(std::size_t), with_explicit_stream(policy), algorithm);
     auto* starts = static_cast<std::size_t*>(lease.device());

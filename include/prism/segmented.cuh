@@ -251,7 +251,7 @@ struct write_prefix {
 
 // The prefix sum as a reduction (load and combine in T, integers wrapping).
 template <class T>
-struct scan_sum {
+struct segment_scan_sum {
   using value_type = T;
   using accumulator = T;
   __host__ __device__ T load(T v, std::int64_t) const { return v; }
@@ -261,7 +261,7 @@ template <class T, class Segments, class Policy>
 void scan_by_scan(const Policy& p, const T* x, std::int64_t n, T* out, Segments segments, bool exclusive) {
   if (n == 0) return;
   const auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
-                                                  load_keyed<scan_sum<T>, Segments>{x, segments, {}});
+                                                  load_keyed<segment_scan_sum<T>, Segments>{x, segments, {}});
   const auto to = cuda::make_tabulate_output_iterator(write_prefix<T, Segments>{out, segments, exclusive});
   const segmented_op<functors::plus<T>> op{};
   if (exclusive) {

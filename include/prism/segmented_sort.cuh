@@ -35,7 +35,7 @@
 
 namespace prism::detail {
 
-namespace segmented {
+namespace segmented_sorting {
 
 // ---- the segments, as every implementation reads them ---------------------------------------------
 
@@ -407,19 +407,19 @@ void cub_segmented_sort(const char* algorithm, const execution_policy& policy, c
       });
 }
 
-}  // namespace segmented
+}  // namespace segmented_sorting
 
 // ---- the implementations side by side ----------------------------------------------------------------
 
-// Keys (V = segmented::no_values) or keys and values of 4 or 8 bytes, every segment sorted.
+// Keys (V = segmented_sorting::no_values) or keys and values of 4 or 8 bytes, every segment sorted.
 template <sort_key K, class V>
 void segmented_sort_spans(const char* algorithm, const execution_policy& policy, span<const K> keys_in,
                           span<const V> values_in, segment_list list, span<K> keys_out, span<V> values_out,
                           sort_order order) {
   using B = sort_bits<K>;
-  constexpr bool pairs = segmented::carries_values<V>;
+  constexpr bool pairs = segmented_sorting::carries_values<V>;
   const std::size_t n = keys_in.size();
-  const segmented::bounds seg = segmented::bounds_of(algorithm, list, n);
+  const segmented_sorting::bounds seg = segmented_sorting::bounds_of(algorithm, list, n);
   const bool descending = order == sort_order::descending;
   const B* kin = reinterpret_cast<const B*>(keys_in.data());
   B* kout = reinterpret_cast<B*>(keys_out.data());
@@ -429,25 +429,25 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
   const array_ref offsets{list.offsets, list.offsets_count, list.offsets_count * list.offset_bytes, false,
                           "the offsets"};
   const auto on_thrust = [&](const auto& p) {
-    segmented::two_pass_sort(p, algorithm, policy, seg, segmented::ordered_key<B>{radix::kind_of<K>(), descending},
+    segmented_sorting::two_pass_sort(p, algorithm, policy, seg, segmented_sorting::ordered_key<B>{radix::kind_of<K>(), descending},
                              kin, kout, vin, vout, stream);
   };
   const auto impls = implementations{
       .cpu =
           [&](const auto& p) {
-            segmented::check_offsets(algorithm, seg);
+            segmented_sorting::check_offsets(algorithm, seg);
             on_thrust(p);
           },
       .thrust = on_thrust,
       .raw =
           [&] {
-            segmented::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<B>{radix::kind_of<K>(), descending},
+            segmented_sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<B>{radix::kind_of<K>(), descending},
                                           kin, kout, vin, vout);
           },
       .cub =
           [&] {
-            segmented::cub_segmented_sort(algorithm, policy, seg,
-                                          segmented::ordered_key<B>{radix::kind_of<K>(), descending}, kin, kout, vin,
+            segmented_sorting::cub_segmented_sort(algorithm, policy, seg,
+                                          segmented_sorting::ordered_key<B>{radix::kind_of<K>(), descending}, kin, kout, vin,
                                           vout);
           },
   };
@@ -472,7 +472,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
 template <sort_key K>
 void segmented_sort_keys(const execution_policy& policy, span<const K> keys_in, segment_list list, span<K> keys_out,
                          sort_order order) {
-  segmented_sort_spans<K, segmented::no_values>("segmented_sort", policy, keys_in, {}, list, keys_out, {}, order);
+  segmented_sort_spans<K, segmented_sorting::no_values>("segmented_sort", policy, keys_in, {}, list, keys_out, {}, order);
 }
 
 template <sort_key K, class V>
