@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every public header in one translation unit: a name two families both define fails to compile
+// here, where a program that uses both would. (The sharded arrays' headers need NCCL: test/distributed.cpp.)
+#include <prism/adjacent_difference.cuh>
+#include <prism/automatic.hpp>
+#include <prism/buffer.hpp>
+#include <prism/dispatch.cuh>
+#include <prism/dispatch.hpp>
+#include <prism/elementwise.hpp>
+#include <prism/error.hpp>
+#include <prism/execution.hpp>
+#include <prism/functors.cuh>
+#include <prism/gather.cuh>
+#include <prism/gather.hpp>
+#include <prism/generators.hpp>
+#include <prism/histogram.cuh>
+#include <prism/histogram.hpp>
+#include <prism/histogram_bins.cuh>
+#include <prism/iterators.cuh>
+#include <prism/key_kind.hpp>
+#include <prism/merge.cuh>
+#include <prism/merge.hpp>
+#include <prism/operation.hpp>
+#include <prism/radix_sort.cuh>
+#include <prism/reduce.cuh>
+#include <prism/reduce.hpp>
+#include <prism/scan.cuh>
+#include <prism/scan.hpp>
+#include <prism/scan_counted.cuh>
+#include <prism/scan_programs.cuh>
+#include <prism/scan_selections.cuh>
+#include <prism/scratch.hpp>
+#include <prism/search.cuh>
+#include <prism/search.hpp>
+#include <prism/segmented.cuh>
+#include <prism/segmented.hpp>
+#include <prism/segmented_sort.cuh>
+#include <prism/segmented_sort.hpp>
+#include <prism/sort.cuh>
+#include <prism/sort.hpp>
+#include <prism/span.hpp>
+#include <prism/top_k.cuh>
+#include <prism/top_k.hpp>
+#include <prism/transform.cuh>
