@@ -447,22 +447,6 @@ auto cub_offsets(Segments segments) {
 
 // ---- the checks and the dispatch ----------------------------------------------------------------
 
-// cpu: offsets non-decreasing and within [0, n], read on the host before anything is written.
-template <class I>
-void check_offsets(const char* algorithm, span<const I> offsets_span, std::size_t n) {
-  const I* offsets = offsets_span.data();
-  const auto refuse = [&](std::size_t k, const std::string& why) {
-    throw std::invalid_argument(std::string("prism::") + algorithm + ": offsets[" + std::to_string(k) + "] = " +
-                                std::to_string(offsets[k]) + " " + why);
-  };
-  for (std::size_t k = 0; k < offsets_span.size(); ++k) {
-    if (offsets[k] < 0 || static_cast<std::size_t>(offsets[k]) > n) {
-      refuse(k, "is outside [0, " + std::to_string(n) + "], the values' size");
-    }
-    if (k > 0 && offsets[k] < offsets[k - 1]) refuse(k, "is less than the offset before it");
-  }
-}
-
 // The segments of a call as the kernels take them, and the arrays the checks see.
 template <class I>
 struct call_segments {

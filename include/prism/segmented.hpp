@@ -66,6 +66,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace prism {
@@ -118,6 +120,24 @@ segments_view<value_t<O>> segments_of(O&& offsets) {
   return {input_span(offsets)};
 }
 inline segments_view<std::int64_t> segments_of(fixed_segments f) { return {{}, f.size, true}; }
+
+// cpu: offsets non-decreasing and within [0, n], read on the host before anything is written (the
+// segmented family's and the segmented sorts').
+template <class I>
+void check_offsets(const char* algorithm, span<const I> offsets_span, std::size_t n) {
+  const I* offsets = offsets_span.data();
+  const auto refuse = [&](std::size_t k, const std::string& why) {
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": offsets[" + std::to_string(k) + "] = " +
+                                std::to_string(offsets[k]) + " " + why);
+  };
+  for (std::size_t k = 0; k < offsets_span.size(); ++k) {
+    if (offsets[k] < 0 || static_cast<std::size_t>(offsets[k]) > n) {
+      refuse(k, "is outside [0, " + std::to_string(n) + "], the values' size");
+    }
+    if (k > 0 && offsets[k] < offsets[k - 1]) refuse(k, "is less than the offset before it");
+  }
+}
+
 
 }  // namespace detail
 

@@ -100,17 +100,12 @@ inline bounds bounds_of(const char* algorithm, segment_list list, std::size_t n)
 // impl::cpu's check of the offsets themselves (host memory): non-decreasing, within [0, n].
 inline void check_offsets(const char* algorithm, const bounds& seg) {
   if (seg.width == 0) return;
-  std::int64_t previous = 0;
-  for (std::int64_t s = 0; s <= seg.segments; ++s) {
-    const std::int64_t o = seg.width == 4 ? std::int64_t{static_cast<const std::int32_t*>(seg.offsets)[s]}
-                                          : static_cast<const std::int64_t*>(seg.offsets)[s];
-    if (o < previous || o > seg.n) {
-      throw std::invalid_argument(std::string("prism::") + algorithm + ": offsets[" + std::to_string(s) + "] = " +
-                                  std::to_string(o) + (o > seg.n ? " is past the " + std::to_string(seg.n) + " keys"
-                                                       : o < 0 ? " is negative"
-                                                               : " is before the offset ahead of it"));
-    }
-    previous = o;
+  const auto count = static_cast<std::size_t>(seg.segments) + 1;
+  const auto n = static_cast<std::size_t>(seg.n);
+  if (seg.width == 4) {
+    detail::check_offsets(algorithm, span<const std::int32_t>(static_cast<const std::int32_t*>(seg.offsets), count), n);
+  } else {
+    detail::check_offsets(algorithm, span<const std::int64_t>(static_cast<const std::int64_t*>(seg.offsets), count), n);
   }
 }
 
