@@ -211,6 +211,23 @@ void sorted_runs_on_gpu(const execution_policy& policy, const T* x, std::size_t 
 template <class C>
 using cub_counter = std::conditional_t<sizeof(C) == 4, unsigned int, unsigned long long>;
 
+// CUB 3.5 counts every 1-byte sample type in 256 private bins, a sample's bin its value as an int,
+// then maps those bins onto the levels: a negative int8 sample has no private bin and is not
+// counted. Signed bytes go to CUB widened to int16, CUB's general path
+// (HistogramTypes.IntegerSamples/cub).
+template <class T>
+struct widen_byte {
+  __host__ __device__ std::int16_t operator()(T v) const { return static_cast<std::int16_t>(v); }
+};
+template <class T>
+auto cub_samples(const T* x) {
+  if constexpr (sizeof(T) == 1 && std::is_signed_v<T>) {
+    return thrust::transform_iterator<widen_byte<T>, const T*, std::int16_t, std::int16_t>(x, widen_byte<T>{});
+  } else {
+    return x;
+  }
+}
+
 template <class C>
 __global__ void add_counts_kernel(C* counts, const C* part, std::size_t bins) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < bins;
@@ -501,7 +518,7 @@ void histogram_even(const execution_policy& policy, span<const T> samples, span<
     const even_integer_bins<T> binner = make_even_integer_bins<T>(lo, hi, bins);
     run_histogram(policy, samples, counts, binner,
                   [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
-                    return cub::DeviceHistogram::HistogramEven(temp, bytes, x, reinterpret_cast<CC*>(out),
+                    return cub::DeviceHistogram::HistogramEven(temp, bytes, cub_samples(x), reinterpret_cast<CC*>(out),
                                                                static_cast<int>(bins + 1), static_cast<long long>(lo),
                                                                static_cast<long long>(hi), m, stream);
                   });
@@ -524,7 +541,7 @@ void histogram_range(const execution_policy& policy, span<const T> samples, span
   run_histogram(
       policy, samples, counts, binner,
       [&](void* temp, std::size_t& bytes, const T* x, int m, C* out) {
-        return cub::DeviceHistogram::HistogramRange(temp, bytes, x, reinterpret_cast<CC*>(out),
+        return cub::DeviceHistogram::HistogramRange(temp, bytes, cub_samples(x), reinterpret_cast<CC*>(out),
                                                     static_cast<int>(bins + 1),
                                                     reinterpret_cast<const CubLevel*>(edges.data()), m, stream);
       },

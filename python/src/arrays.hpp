@@ -95,7 +95,13 @@ constexpr element element_of() noexcept {
   else if constexpr (std::is_same_v<T, std::uint32_t>) return element::u32;
   else if constexpr (std::is_same_v<T, std::uint64_t>) return element::u64;
   else if constexpr (std::is_same_v<T, std::uint8_t>) return element::u8;
-  else return element::boolean;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return element::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return element::i16;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return element::u16;
+  else {
+    static_assert(std::is_same_v<T, bool>, "prism: not an element type of the Python module");
+    return element::boolean;
+  }
 }
 
 // One argument of a call, validated: a C-contiguous run of `size` elements of `type` at `data`,
