@@ -52,10 +52,13 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace prism::bench {
@@ -79,6 +82,29 @@ inline std::vector<std::int64_t> sizes() {
   std::vector<std::int64_t> n;
   for (int p = 10; p <= 28; p += 2) n.push_back(std::int64_t{1} << p);
   return n;
+}
+
+// The arrays of the row being timed, made by A(args...) when a row first asks for `key` (its size,
+// shape, where it lives) and kept for the row's repetitions; the previous row's are freed first,
+// so that one row's arrays are held at a time, whatever their type.
+struct held_arrays {
+  std::string key;
+  std::shared_ptr<void> arrays;
+};
+inline held_arrays& held_row() {
+  static held_arrays held;  // one set across every A
+  return held;
+}
+template <class A, class... Args>
+A& row_arrays(const std::string& key, Args&&... args) {
+  held_arrays& held = held_row();
+  const std::string typed = std::string(typeid(A).name()) + "/" + key;
+  if (!held.arrays || held.key != typed) {
+    held.arrays.reset();
+    held.arrays = std::make_shared<A>(std::forward<Args>(args)...);
+    held.key = typed;
+  }
+  return *static_cast<A*>(held.arrays.get());
 }
 
 // none: the working set does not fit in L2, one row; cold and warm: two rows of a size that fits.

@@ -168,18 +168,6 @@ struct arrays {
 
 // The arrays of the row being run: made by its first repetition and kept for the rows after it
 // with the same (shape, type, n), then freed.
-template <class T>
-arrays<T>& arrays_for(const std::string& key, std::size_t n, shape s) {
-  static std::string current;
-  static std::shared_ptr<void> held;
-  if (current != key || !held) {
-    held.reset();
-    held = std::make_shared<arrays<T>>(n, s, gpu_available());
-    current = key;
-  }
-  return *static_cast<arrays<T>*>(held.get());
-}
-
 // One row: `what` names the implementation (or stage), call(a) runs it.
 template <class T, class Call>
 void register_row(shape s, std::int64_t n, const std::string& what, bool on_gpu, bool total_only, Call call) {
@@ -189,7 +177,7 @@ void register_row(shape s, std::int64_t n, const std::string& what, bool on_gpu,
     const std::string row = row_name(name_of(s), sample_name<T>(), what, n, c);
     configure(benchmark::RegisterBenchmark(row.c_str(),
                                            [=](benchmark::State& state) {
-                                             arrays<T>& a = arrays_for<T>(key, static_cast<std::size_t>(n), s);
+                                             arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), s, gpu_available());
                                              if (on_gpu) {
                                                time_on_gpu(state, bytes, c, [&] { call(a); });
                                              } else {

@@ -4,6 +4,8 @@
 // Rows (algorithm/type/implementation/n, n the output's size):
 //   merge/float/<impl>/1024        two sorted arrays of 2^9 floats: the latency a caller sees
 //   merge/float/<impl>/268435456   two sorted arrays of 2^27 floats
+//   merge/uint32/lesson_<stage>/268435456   the lesson's stages (algorithms/merge/lesson.cuh), the
+//                                  same arrays merged as uint32 (positive floats' bits sort alike)
 // Inputs: a[i] = (i + u_i) / 2^k with u_i uniform in [0, 1) (and b likewise, another stream), so
 // both are sorted and interleave at random. Bytes: every input element read once and every output
 // written once, 8 bytes per output element (read+write, held against the ceiling of that pattern).
@@ -79,6 +81,15 @@ struct arrays {
     if (!gpu) host_a.shrink_to_fit();
   }
 
+  // The lesson's uint32 merge, over the same arrays: positive floats' bits sort as they do.
+  void call(merge_stage stage) {
+    const auto bits = [](const device_buffer<float>& x) {
+      return span<const std::uint32_t>(reinterpret_cast<const std::uint32_t*>(x.data()), x.size());
+    };
+    prism::merge(stage, par, bits(a), bits(b),
+                 span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(out.data()), out.size()));
+  }
+
   void call(impl which) {
     const execution_policy policy = par.with(which);
     if (which == impl::cpu) {
@@ -97,18 +108,6 @@ struct arrays {
     return "";
   }
 };
-
-arrays& arrays_for(std::size_t n) {
-  static std::size_t current = 0;
-  static std::unique_ptr<arrays> held;
-  if (current != n || !held) {
-    held.reset();
-    held = std::make_unique<arrays>(n, gpu_available());
-    current = n;
-  }
-  return *held;
-}
-
 void register_rows(bool gpu) {
   for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
     const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
@@ -120,7 +119,7 @@ void register_rows(bool gpu) {
         const std::string row = row_name("merge", "float", std::string(name(which)), n, c);
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
-                                                  arrays& a = arrays_for(static_cast<std::size_t>(n));
+                                                  arrays& a = row_arrays<arrays>(std::to_string(n), static_cast<std::size_t>(n), gpu_available());
                                                   if (on_gpu) {
                                                     time_on_gpu(state, bytes, c, [&] { a.call(which); });
                                                   } else {
@@ -130,6 +129,22 @@ void register_rows(bool gpu) {
                                                 }),
                    bytes.total(), on_gpu);
       }
+    }
+  }
+  // The lesson's stages at the large size (device memory only).
+  if (!gpu) return;
+  const std::int64_t n = std::int64_t{1} << 28;
+  const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
+  for (merge_stage stage : merge_lesson) {
+    for (cache c : cache_modes(bytes)) {
+      const std::string row = row_name("merge", "uint32", "lesson_" + std::string(name(stage)), n, c);
+      short_rows(benchmark::RegisterBenchmark(row.c_str(),
+                                              [=](benchmark::State& state) {
+                                                arrays& a = row_arrays<arrays>(std::to_string(n), static_cast<std::size_t>(n), true);
+                                                time_on_gpu(state, bytes, c, [&] { a.call(stage); });
+                                                verify(state, row, [&] { return a.check(true); });
+                                              }),
+                 bytes.total(), true);
     }
   }
 }

@@ -270,18 +270,6 @@ struct arrays {
 
 // The arrays of the row being run: made by its first repetition and kept for the rows after it
 // with the same (operation, type, n) -- every implementation of one size -- then freed.
-template <class T>
-arrays<T>& arrays_for(const std::string& key, std::size_t n, operation op) {
-  static std::string current;
-  static std::shared_ptr<void> held;
-  if (current != key || !held) {
-    held.reset();  // the previous row's memory first
-    held = std::make_shared<arrays<T>>(n, op, gpu_available());
-    current = key;
-  }
-  return *static_cast<arrays<T>*>(held.get());
-}
-
 // The fewest bytes a call must move (flags half set, runs of `run`).
 template <class T>
 double bytes_of(operation op, std::int64_t n) {
@@ -314,7 +302,7 @@ void register_counted(bool gpu) {
       short_rows(benchmark::RegisterBenchmark(
                      row.c_str(),
                      [=](benchmark::State& state) {
-                       arrays<float>& a = arrays_for<float>(key, static_cast<std::size_t>(n), op);
+                       arrays<float>& a = row_arrays<arrays<float>>(key, static_cast<std::size_t>(n), op, gpu_available());
                        time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which, true); });
                        relate_to_ceiling(state);
                        verify(state, row, [&] { return a.check(op, true, [&] { a.call(op, which, true); }); });
@@ -338,7 +326,7 @@ void register_operation(operation op, bool gpu) {
       short_rows(benchmark::RegisterBenchmark(
                      row.c_str(),
                      [=](benchmark::State& state) {
-                       arrays<T>& a = arrays_for<T>(key, static_cast<std::size_t>(n), op);
+                       arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
                        if (on_gpu) {
                          time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which); });
                          relate_to_ceiling(state);
@@ -364,7 +352,7 @@ void register_lesson() {
       short_rows(benchmark::RegisterBenchmark(
                      row.c_str(),
                      [=](benchmark::State& state) {
-                       arrays<T>& a = arrays_for<T>(key, static_cast<std::size_t>(n), operation::inclusive_scan);
+                       arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), operation::inclusive_scan, gpu_available());
                        const auto call = [&] { inclusive_scan(stage, par, a.x, a.out); };
                        time_on_gpu(state, nullptr, bytes, call);
                        relate_to_ceiling(state);

@@ -120,20 +120,6 @@ struct arrays {
 };
 
 template <class T>
-arrays<T>& arrays_for(std::size_t n, bool on_device) {
-  static std::size_t current = 0;
-  static bool current_device = false;
-  static std::unique_ptr<arrays<T>> held;
-  if (!held || current != n || current_device != on_device) {
-    held.reset();
-    held = std::make_unique<arrays<T>>(n, on_device);
-    current = n;
-    current_device = on_device;
-  }
-  return *held;
-}
-
-template <class T>
 traffic traffic_of(std::int64_t n) {
   const double m = static_cast<double>(n);
   return {m * 2 * sizeof(T), m * sizeof(std::int64_t)};
@@ -144,7 +130,7 @@ void register_row(const std::string& row, std::int64_t n, bool on_gpu, bool in_o
   const traffic bytes = traffic_of<T>(n);
   short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                           [=](benchmark::State& state) {
-                                            arrays<T>& a = arrays_for<T>(static_cast<std::size_t>(n), on_gpu);
+                                            arrays<T>& a = row_arrays<arrays<T>>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"), static_cast<std::size_t>(n), on_gpu);
                                             if (on_gpu) {
                                               time_on_gpu(state, bytes, c, [&] { call(a); });
                                             } else {

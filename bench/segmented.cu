@@ -188,22 +188,6 @@ struct arrays {
   }
 };
 
-template <class T>
-arrays<T>& arrays_for(std::size_t n, layout l, bool on_device) {
-  static std::size_t current = 0;
-  static layout current_layout = layout::uniform;
-  static bool current_device = false;
-  static std::unique_ptr<arrays<T>> held;
-  if (!held || current != n || current_layout != l || current_device != on_device) {
-    held.reset();
-    held = std::make_unique<arrays<T>>(n, l, on_device);
-    current = n;
-    current_layout = l;
-    current_device = on_device;
-  }
-  return *held;
-}
-
 // Segments: 1 per 64 elements (uniform), per 32 (rows32, no offsets read), or one.
 template <class T>
 traffic traffic_of(operation op, layout l, std::int64_t n) {
@@ -220,7 +204,8 @@ void register_row(const std::string& row, operation op, layout l, std::int64_t n
   const traffic bytes = traffic_of<T>(op, l, n);
   short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                           [=](benchmark::State& state) {
-                                            arrays<T>& a = arrays_for<T>(static_cast<std::size_t>(n), l, on_gpu);
+                                            arrays<T>& a = row_arrays<arrays<T>>(std::to_string(n) + "/" + std::to_string(static_cast<int>(l)) + (on_gpu ? "/gpu" : "/cpu"),
+                                                                   static_cast<std::size_t>(n), l, on_gpu);
                                             if (on_gpu) {
                                               time_on_gpu(state, bytes, c, [&] { a.call(op, which); });
                                             } else {

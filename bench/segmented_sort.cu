@@ -128,18 +128,6 @@ struct arrays {
 };
 
 template <class K>
-arrays<K>& arrays_for(const std::string& key, std::size_t n, std::size_t segment, bool pairs) {
-  static std::string current;
-  static std::shared_ptr<void> held;
-  if (current != key || !held) {
-    held.reset();
-    held = std::make_shared<arrays<K>>(n, segment, pairs, gpu_available());
-    current = key;
-  }
-  return *static_cast<arrays<K>*>(held.get());
-}
-
-template <class K>
 void register_rows_of(std::size_t segment, bool pairs, bool gpu) {
   const std::string algorithm =
       std::string(pairs ? "segmented_sort_by_key_seg" : "segmented_sort_seg") + std::to_string(segment);
@@ -156,7 +144,7 @@ void register_rows_of(std::size_t segment, bool pairs, bool gpu) {
         const std::string row = row_name(algorithm, type, std::string(name(which)), n, c);
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
-                                                  auto& a = arrays_for<K>(key, static_cast<std::size_t>(n), segment, pairs);
+                                                  auto& a = row_arrays<arrays<K>>(key, static_cast<std::size_t>(n), segment, pairs, gpu_available());
                                                   if (on_gpu) {
                                                     time_on_gpu(state, bytes, c, [&] { a.call(which); });
                                                   } else {

@@ -162,18 +162,6 @@ struct arrays {
   }
 };
 
-template <class K>
-arrays<K>& arrays_for(const std::string& key, std::size_t n, operation op) {
-  static std::string current;
-  static std::shared_ptr<void> held;
-  if (current != key || !held) {
-    held.reset();
-    held = std::make_shared<arrays<K>>(n, op, gpu_available());
-    current = key;
-  }
-  return *static_cast<arrays<K>*>(held.get());
-}
-
 // sizeof(K) passes of 8-bit digits, each reading and writing the keys (and values, or indices).
 template <class K>
 traffic traffic_of(operation op, std::int64_t n) {
@@ -205,7 +193,7 @@ void register_operation(operation op, bool gpu) {
         const std::string row = row_name(name_of(op), type, std::string(name(which)), n, c);
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
-                                                  arrays<K>& a = arrays_for<K>(key, static_cast<std::size_t>(n), op);
+                                                  arrays<K>& a = row_arrays<arrays<K>>(key, static_cast<std::size_t>(n), op, gpu_available());
                                                   if (on_gpu) {
                                                     time_on_gpu(state, bytes, c, [&] { a.call(op, which); }, nullptr, [&] {
                                                       if (op == operation::sort_in_place) a.restore();
@@ -232,8 +220,8 @@ void register_lesson() {
         const std::string row = row_name("sort", "uint32", "lesson_" + std::string(name(stage)), n, c);
         short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                                 [=](benchmark::State& state) {
-                                                  auto& a = arrays_for<std::uint32_t>(key, static_cast<std::size_t>(n),
-                                                                                      operation::sort);
+                                                  auto& a = row_arrays<arrays<std::uint32_t>>(key, static_cast<std::size_t>(n),
+                                                                                      operation::sort, gpu_available());
                                                   time_on_gpu(state, bytes, c,
                                                               [&] { sort(stage, par, a.keys, a.keys_out); });
                                                   count_keys(state, n, operation::sort);

@@ -145,20 +145,6 @@ struct arrays {
 };
 
 template <class T>
-arrays<T>& arrays_for(std::size_t n, bool on_device) {
-  static std::size_t current = 0;
-  static bool current_device = false;
-  static std::unique_ptr<arrays<T>> held;
-  if (!held || current != n || current_device != on_device) {
-    held.reset();
-    held = std::make_unique<arrays<T>>(n, 10000, on_device);
-    current = n;
-    current_device = on_device;
-  }
-  return *held;
-}
-
-template <class T>
 traffic traffic_of(std::int64_t n, std::size_t k) {
   return {static_cast<double>(n) * sizeof(T), static_cast<double>(k) * (sizeof(T) + 4)};
 }
@@ -167,7 +153,7 @@ template <class T, class Call>
 void register_row(const std::string& row, std::int64_t n, std::size_t k, bool on_gpu, bool bare, cache c, Call call) {
   const traffic bytes = traffic_of<T>(n, k);
   configure(benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
-    arrays<T>& a = arrays_for<T>(static_cast<std::size_t>(n), on_gpu);
+    arrays<T>& a = row_arrays<arrays<T>>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"), static_cast<std::size_t>(n), 10000, on_gpu);
     if (on_gpu) {
       time_on_gpu(state, bytes, c, [&] { call(a); });
     } else {
