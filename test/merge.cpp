@@ -38,18 +38,6 @@ struct order {
   bool operator()(T a, T b) const { return sorts_before(a, b); }
 };
 
-template <class T>
-::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    if (element_bits(got[i]) != element_bits(want[i])) {
-      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << element_bits(got[i])
-                                           << "), want " << +want[i] << " (bits " << element_bits(want[i]) << ")";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 // n sorted keys drawn from `distinct` values (so runs of equal keys, of every length), among them
 // for floats -0.0 and +0.0 (equal keys of different bits), infinities and NaNs of both signs.
 template <class T>
@@ -395,6 +383,50 @@ struct merge_float {
     };
   }
 };
+
+// ---- the lesson -----------------------------------------------------------------------------------------
+
+class GpuMergeLesson : public ::testing::TestWithParam<prism::merge_stage> {};
+
+// Every stage against std::merge, bit for bit: the size pairs above, and a skewed pair where all of
+// b falls between two of a's elements (one thread of fixed_partitions merges it all).
+TEST_P(GpuMergeLesson, MatchesReference) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  std::vector<std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>> inputs;
+  for (const auto& [a_n, b_n] : size_pairs) {
+    const std::uint64_t seed = fresh_seed();
+    inputs.emplace_back(sorted_keys<std::uint32_t>(a_n, 1000, seed), sorted_keys<std::uint32_t>(b_n, 1000, seed + 1));
+  }
+  std::vector<std::uint32_t> spread(4099), clustered(10007, 77u);
+  for (std::size_t i = 0; i < spread.size(); ++i) spread[i] = static_cast<std::uint32_t>(i < 2000 ? i : i + 100000);
+  inputs.emplace_back(spread, clustered);
+  for (const auto& [a, b] : inputs) {
+    SCOPED_TRACE(::testing::Message() << "a " << a.size() << ", b " << b.size());
+    placed_array<std::uint32_t> x(a, memory::device, 1), y(b, memory::device);
+    placed_array<std::uint32_t> out(std::vector<std::uint32_t>(a.size() + b.size(), poison<std::uint32_t>()),
+                                    memory::device, 1);
+    prism::merge(GetParam(), prism::par, x.view(), y.view(), out.view());
+    synchronize_for(impl::raw);
+    std::vector<std::uint32_t> want;
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want));
+    ASSERT_TRUE(same_bits(out.values(), want));
+  }
+}
+
+TEST_P(GpuMergeLesson, RefusesHostMemoryAndWrongSizes) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<std::uint32_t> a(10, 1u), b(10, 2u);
+  std::vector<std::uint32_t> out(20, 5u);
+  EXPECT_THROW(prism::merge(GetParam(), prism::par, a, b, out), std::invalid_argument);
+  EXPECT_EQ(out, std::vector<std::uint32_t>(20, 5u));
+  placed_array<std::uint32_t> x(a, memory::device), y(b, memory::device),
+      short_out(std::vector<std::uint32_t>(19, 5u), memory::device);
+  EXPECT_THROW(prism::merge(GetParam(), prism::par, x.view(), y.view(), short_out.view()), std::invalid_argument);
+  EXPECT_EQ(short_out.values(), std::vector<std::uint32_t>(19, 5u));
+}
+
+INSTANTIATE_TEST_SUITE_P(, GpuMergeLesson, ::testing::ValuesIn(prism::merge_lesson),
+                         [](const auto& info) { return std::string(prism::name(info.param)); });
 
 using merges = ::testing::Types<merge_float>;
 INSTANTIATE_TYPED_TEST_SUITE_P(Merge, Conformance, merges);

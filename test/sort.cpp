@@ -51,18 +51,6 @@ std::vector<T> permuted(const std::vector<T>& v, const std::vector<std::size_t>&
   return out;
 }
 
-template <class T>
-::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    if (element_bits(got[i]) != element_bits(want[i])) {
-      return ::testing::AssertionFailure() << "element " << i << ": got " << +got[i] << " (bits " << element_bits(got[i])
-                                           << "), want " << +want[i] << " (bits " << element_bits(want[i]) << ")";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 // ---- inputs -------------------------------------------------------------------------------------------
 
 enum class pattern { random, sorted, reversed, all_equal, few_distinct };

@@ -239,11 +239,22 @@ std::size_t count_wrong(const T* device, std::size_t n, Ok&& ok, std::size_t* fi
 }
 
 // The same elements bit for bit: -0.0 is not +0.0, a NaN equals itself only with the same payload.
+// Elements of any trivially copyable type; the first that differs is named (with its bits, for
+// elements of 1, 2, 4 or 8 bytes).
 template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
+      auto failure = ::testing::AssertionFailure() << "element " << i;
+      if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+        failure << ": bits " << +element_bits(got[i]) << ", want " << +element_bits(want[i]);
+      }
+      return failure;
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
-
 // Names the implementation in a parameterized test's name: Add/Matches/thrust.
 inline std::string impl_name(const ::testing::TestParamInfo<prism::impl>& info) {
   return std::string(prism::name(info.param));

@@ -3,6 +3,14 @@
 // The functors that make each reduction of the family out of prism::transform_reduce's machinery:
 // what each element becomes (a transform), how two of those combine (the shared operators of
 // <prism/functors.cuh>), and what the combined value becomes at the end (a finalize).
+//
+// Thrust dispatches its reductions on both 32- and 64-bit offsets (two kernels per call) unless
+// told to use one: 64-bit offsets work for every size and halve what Thrust compiles here. The
+// macro comes before the first Thrust header (as in the scan family's operations.cuh).
+#ifndef THRUST_FORCE_64_BIT_OFFSET_TYPE
+#define THRUST_FORCE_64_BIT_OFFSET_TYPE
+#endif
+
 #include <prism/functors.cuh>
 #include <prism/reduce.cuh>
 #include <prism/reduce.hpp>

@@ -61,6 +61,21 @@ struct smaller {
   __host__ __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a < b ? a : b; }
 };
 
+// The refusal of map[first], outside [0, limit): its value read from where the map lives.
+template <class I>
+[[noreturn]] void refuse_index(const char* algorithm, span<const I> map, std::uint64_t first, std::size_t limit,
+                               const char* where) {
+  I index{};
+  if (placement_of(map.data()).where == residence::device) {
+    check(cudaMemcpy(&index, map.data() + first, sizeof(I), cudaMemcpyDeviceToHost), "cudaMemcpy", algorithm);
+  } else {
+    index = map.data()[first];
+  }
+  throw std::invalid_argument(std::string("prism::") + algorithm + ": map[" + std::to_string(first) + "] is " +
+                              std::to_string(index) + ", outside the " + std::to_string(limit) + " elements it indexes" +
+                              where + " (bounds::checked)");
+}
+
 // Refuses the call if an index of `map` is outside [0, limit), naming the first. The reduction runs
 // where the map lives (cpu for host memory, the fastest GPU reduction otherwise), on the stream.
 template <class I>
@@ -69,16 +84,7 @@ void check_indices(const char* algorithm, const execution_policy& policy, span<c
   const std::uint64_t first = reduce_spans<std::uint64_t>(
       algorithm, reduce_family, policy.with(impl::automatic), position_if_outside<I>{limit, n}, smaller{},
       std::uint64_t{n}, functors::no_finalize{}, static_cast<span<std::uint64_t>*>(nullptr), std::tuple{map});
-  if (first == n) return;
-  I index{};
-  if (placement_of(map.data()).where == residence::device) {
-    check(cudaMemcpy(&index, map.data() + first, sizeof(I), cudaMemcpyDeviceToHost), "cudaMemcpy", algorithm);
-  } else {
-    index = map.data()[first];
-  }
-  throw std::invalid_argument(std::string("prism::") + algorithm + ": map[" + std::to_string(first) + "] is " +
-                              std::to_string(index) + ", outside the " + std::to_string(limit) +
-                              " elements it indexes (bounds::checked)");
+  if (first != n) refuse_index(algorithm, map, first, limit, "");
 }
 
 // ---- raw_naive and raw ------------------------------------------------------------------------------
@@ -275,16 +281,7 @@ void check_selected_indices(const char* algorithm, const execution_policy& polic
       algorithm, reduce_family, policy.with(impl::automatic),
       position_if_selected_outside<I, Pred>{limit, n, selected}, smaller{}, std::uint64_t{n}, functors::no_finalize{},
       static_cast<span<std::uint64_t>*>(nullptr), std::tuple{map, stencil});
-  if (first == n) return;
-  I index{};
-  if (placement_of(map.data()).where == residence::device) {
-    check(cudaMemcpy(&index, map.data() + first, sizeof(I), cudaMemcpyDeviceToHost), "cudaMemcpy", algorithm);
-  } else {
-    index = map.data()[first];
-  }
-  throw std::invalid_argument(std::string("prism::") + algorithm + ": map[" + std::to_string(first) + "] is " +
-                              std::to_string(index) + ", outside the " + std::to_string(limit) +
-                              " elements it indexes, where the stencil is set (bounds::checked)");
+  if (first != n) refuse_index(algorithm, map, first, limit, ", where the stencil is set");
 }
 
 // One thread per index; V indices per thread as one vector load in raw (the stencil's V bytes are

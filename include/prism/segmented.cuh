@@ -467,6 +467,14 @@ struct call_segments {
   void check_on_host() const {
     if (!view.fixed) check_offsets(algorithm, view.offsets, n);
   }
+  // The cpu implementation: the offsets checked on the host, then Thrust's algorithm on them.
+  template <class OnThrust>
+  auto on_host(OnThrust on_thrust) const {
+    return [this, on_thrust](const auto& p) {
+      check_on_host();
+      on_thrust(p);
+    };
+  }
   // f(segments): the offsets' functor or the fixed size's.
   template <class F>
   decltype(auto) visit(F&& f) const {
@@ -498,11 +506,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
        {array_ref::input(values, "the values"), segs.offsets_ref(), array_ref::output_apart(out, "the output")},
        out.size(), values.size_bytes() + view.offsets.size_bytes() + out.size_bytes()},
       implementations{
-          .cpu =
-              [&](const auto& p) {
-                segs.check_on_host();
-                on_thrust(p);
-              },
+          .cpu = segs.on_host(on_thrust),
           .thrust = on_thrust,
           .raw_naive =
               [&] {
@@ -566,11 +570,7 @@ void segmented_scan_spans(const char* algorithm, const execution_policy& policy,
         array_ref::output_of(out, "the output", 0).sized(values.size())},
        values.size(), 2 * values.size_bytes() + view.offsets.size_bytes()},
       implementations{
-          .cpu =
-              [&](const auto& p) {
-                segs.check_on_host();
-                on_thrust(p);
-              },
+          .cpu = segs.on_host(on_thrust),
           .thrust = on_thrust,
           .raw_naive =
               [&] {

@@ -469,23 +469,25 @@ def exclusive_scan(x, out=None, *, op="sum", impl="automatic", stream=None):
     return _scan("exclusive", x, out, op, impl, stream)
 
 
-def _scan_by_key(kind, keys, x, out, impl, stream):
+def _scan_by_key(kind, keys, x, out, op, impl, stream):
     call = _Call((keys, x, out), stream)
     if out is None:
         out = _like(call, x)
-    _prism.scan_by_key(kind, call(keys), call(x), call(out), impl, call.stream)
+    _prism.scan_by_key(kind, op, call(keys), call(x), call(out), impl, call.stream)
     call.done()
     return out
 
 
-def inclusive_scan_by_key(keys, x, out=None, *, impl="automatic", stream=None):
-    """The inclusive prefix sum restarting at every change of key (int keys)."""
-    return _scan_by_key("inclusive", keys, x, out, impl, stream)
+def inclusive_scan_by_key(keys, x, out=None, *, op="sum", impl="automatic", stream=None):
+    """The inclusive prefix sum (op "sum"), minimum or maximum ("min", "max") restarting at every
+    change of key (int keys)."""
+    return _scan_by_key("inclusive", keys, x, out, op, impl, stream)
 
 
-def exclusive_scan_by_key(keys, x, out=None, *, impl="automatic", stream=None):
-    """The exclusive prefix sum restarting at every change of key (0 at each run's start)."""
-    return _scan_by_key("exclusive", keys, x, out, impl, stream)
+def exclusive_scan_by_key(keys, x, out=None, *, op="sum", impl="automatic", stream=None):
+    """The exclusive prefix sum, minimum or maximum restarting at every change of key (op's
+    identity at each run's start: 0, +inf, -inf)."""
+    return _scan_by_key("exclusive", keys, x, out, op, impl, stream)
 
 
 # The selections write a count of elements. With count=None the call waits for it and returns
@@ -561,14 +563,14 @@ def run_length_encode(values, unique_out=None, counts_out=None, *, count=None, i
     return _flat(unique_out)[:runs], _flat(counts_out)[:runs]
 
 
-def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, count=None, impl="automatic",
+def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, op="sum", count=None, impl="automatic",
                   stream=None):
-    """Every run of equal keys as (key, sum of its values): (keys_out[:runs], sums_out[:runs]),
-    or the whole outputs with count=."""
+    """Every run of equal keys as (key, sum of its values), or its minimum or maximum with op="min"
+    or "max": (keys_out[:runs], sums_out[:runs]), or the whole outputs with count=."""
     call = _Call((keys, values, keys_out, sums_out, count), stream)
     keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
     sums_out = _like(call, values, flat=True) if sums_out is None else sums_out
-    runs = _prism.reduce_by_key(call(keys), call(values), call(keys_out), call(sums_out),
+    runs = _prism.reduce_by_key(op, call(keys), call(values), call(keys_out), call(sums_out),
                                 call(count), impl, call.stream)
     call.done()
     if count is not None:
@@ -601,15 +603,10 @@ def sort(keys, out=None, *, axis=None, descending=False, impl="automatic", strea
     keys' shape (prism::segmented_sort with rows of keys.shape[-1]). axis=None, the default, sorts
     the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result)."""
     call = _Call((keys, out), stream)
-    if axis is None:
-        if out is None:
-            out = _like(call, keys, flat=True)
-        _prism.sort(call(keys), call(out), descending, impl, call.stream)
-    else:
-        cols = _last_axis("sort", keys, axis)
-        if out is None:
-            out = _like(call, keys)
-        _prism.sort_rows(call(keys), call(out), cols, descending, impl, call.stream)
+    cols = None if axis is None else _last_axis("sort", keys, axis)
+    if out is None:
+        out = _like(call, keys, flat=axis is None)
+    _prism.sort(call(keys), call(out), cols, descending, impl, call.stream)
     call.done()
     return out
 

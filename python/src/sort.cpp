@@ -8,8 +8,9 @@
 #include <prism/segmented_sort.hpp>
 #include <prism/sort.hpp>
 
-#include <algorithm>
+#include <nanobind/stl/optional.h>
 
+#include <algorithm>
 #include <string>
 
 namespace prism::python {
@@ -45,7 +46,10 @@ void for_sort_values(const array& values, const array& values_out, F&& f) {
   }
 }
 
-void sort(nb::handle keys_, nb::handle out_, bool descending, const std::string& which, std::uintptr_t stream) {
+// The keys sorted whole, or each row of `cols` keys on its own (the last axis of a C-contiguous
+// array: prism::segmented_sort).
+void sort(nb::handle keys_, nb::handle out_, std::optional<std::size_t> cols, bool descending,
+          const std::string& which, std::uintptr_t stream) {
   const array keys = take(keys_, "keys", false), out = take(out_, "out", true);
   const auto p = policy("sort", which, stream);
   for_sort_keys("sort", out, [&](auto tag) {
@@ -53,7 +57,10 @@ void sort(nb::handle keys_, nb::handle out_, bool descending, const std::string&
     const auto in = keys.in<K>();
     const auto o = out.out<K>();
     device_scope device("sort", {&keys, &out});
-    without_gil([&] { prism::sort(p, in, o, order_of(descending)); });
+    without_gil([&] {
+      if (cols) prism::segmented_sort(p, in, prism::fixed_segments{*cols}, o, order_of(descending));
+      else prism::sort(p, in, o, order_of(descending));
+    });
   });
 }
 
@@ -94,20 +101,6 @@ void argsort(nb::handle keys_, nb::handle indices_, bool descending, const std::
   });
 }
 
-// Each row of `cols` keys sorted (the last axis of a C-contiguous array).
-void sort_rows(nb::handle keys_, nb::handle out_, std::size_t cols, bool descending, const std::string& which,
-               std::uintptr_t stream) {
-  const array keys = take(keys_, "keys", false), out = take(out_, "out", true);
-  const auto p = policy("sort", which, stream);
-  for_sort_keys("sort", out, [&](auto tag) {
-    using K = typename decltype(tag)::type;
-    const auto in = keys.in<K>();
-    const auto o = out.out<K>();
-    device_scope device("sort", {&keys, &out});
-    without_gil([&] { prism::segmented_sort(p, in, prism::fixed_segments{cols}, o, order_of(descending)); });
-  });
-}
-
 // Each row's sorting permutation, positions within the row (int64): the positions 0 .. cols - 1
 // written into every row (one row by sequence, then copies doubling the rows written), then
 // carried as values by the segmented sort; the sorted keys go to `sorted`, discarded.
@@ -142,11 +135,10 @@ void argsort_rows(nb::handle keys_, nb::handle sorted_, nb::handle indices_, std
 
 void bind_sort(nb::module_& m) {
   using namespace nb::literals;
-  m.def("sort", &sort, "keys"_a, "out"_a, "descending"_a, "impl"_a, "stream"_a);
+  m.def("sort", &sort, "keys"_a, "out"_a, "cols"_a.none(), "descending"_a, "impl"_a, "stream"_a);
   m.def("sort_by_key", &sort_by_key, "keys"_a, "values"_a, "keys_out"_a, "values_out"_a, "descending"_a, "impl"_a,
         "stream"_a);
   m.def("argsort", &argsort, "keys"_a, "indices"_a, "descending"_a, "impl"_a, "stream"_a);
-  m.def("sort_rows", &sort_rows, "keys"_a, "out"_a, "cols"_a, "descending"_a, "impl"_a, "stream"_a);
   m.def("argsort_rows", &argsort_rows, "keys"_a, "sorted"_a, "indices"_a, "cols"_a, "descending"_a, "impl"_a,
         "stream"_a);
 }
