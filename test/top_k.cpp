@@ -16,6 +16,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -315,6 +316,46 @@ struct top_k_int64 {
     };
   }
 };
+
+// ---- the lesson -----------------------------------------------------------------------------------------
+
+class GpuTopKLesson : public ::testing::TestWithParam<prism::top_k_stage> {};
+
+TEST_P(GpuTopKLesson, MatchesReference) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{100003}, large((1u << 20) + 1)}) {
+    for (std::size_t k : {std::size_t{1}, std::size_t{100}, std::size_t{10000}}) {
+      if (k > n) continue;
+      const std::uint64_t seed = fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "n " << n << ", k " << k << ", seed " << seed);
+      const auto in = ranked_input<float>(n, seed);
+      placed_array<float> x(in, memory::device, 1), values(std::vector<float>(k, poison<float>()), memory::device);
+      placed_array<std::int32_t> indices(std::vector<std::int32_t>(k, -1), memory::device);
+      prism::top_k(GetParam(), prism::par, x.view(), k, values.view(), indices.view());
+      synchronize_for(impl::raw);
+      const auto want = reference_positions(in, n, k, true);
+      const auto got_values = values.values();
+      const auto got_indices = indices.values();
+      for (std::size_t j = 0; j < k; ++j) {
+        ASSERT_EQ(static_cast<std::uint64_t>(got_indices[j]), want[j]) << "index " << j;
+        ASSERT_EQ(element_bits(got_values[j]), element_bits(in[want[j]])) << "value " << j;
+      }
+    }
+  }
+}
+
+TEST_P(GpuTopKLesson, RefusesHostMemory) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<float> x(10, 1.0f);
+  std::vector<float> values(2, 5.0f);
+  std::vector<std::int32_t> indices(2, 5);
+  EXPECT_THROW(prism::top_k(GetParam(), prism::par, x, 2, values, indices), std::invalid_argument);
+  EXPECT_EQ(values, std::vector<float>(2, 5.0f));
+  EXPECT_EQ(indices, std::vector<std::int32_t>(2, 5));
+}
+
+INSTANTIATE_TEST_SUITE_P(, GpuTopKLesson, ::testing::ValuesIn(prism::top_k_lesson),
+                         [](const auto& info) { return std::string(prism::name(info.param)); });
 
 using top_ks = ::testing::Types<top_k_int64>;
 INSTANTIATE_TYPED_TEST_SUITE_P(TopK, Conformance, top_ks);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The top-k family for 4-byte elements and 32-bit indices, in every implementation.
+// The top-k family for 4-byte elements and 32-bit indices, in every implementation, and the
+// lesson's stages (lesson.cuh: float elements, int32 indices).
 #include "entries.cuh"
+#include "lesson.cuh"
 
 namespace prism::detail {
 

@@ -56,8 +56,9 @@
 //              scan of the tile counts) to write it.
 //   cub        merge only: cub::DeviceMerge::MergeKeys / MergePairs (CCCL 3.5), temporary storage
 //              from prism's scratch. CUB has no set operations.
-// The lesson (algorithms/merge/lesson.cuh): from a sequential merge per thread on fixed partitions
-// to merge path and its tile-staged form.
+// The lesson (algorithms/merge/lesson.cuh; prism::merge(merge_stage, policy, a, b, out)): from
+// one thread per element to a sequential merge per thread on fixed partitions, then merge path
+// and its tile-staged form.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/key_kind.hpp>
@@ -80,6 +81,21 @@ inline constexpr automatic_row merge_automatic[] = {{0, impl::cub}};
 inline constexpr automatic_row set_operation_automatic[] = {{0, impl::raw}};
 inline constexpr family merge_family{merge_implementations, merge_automatic};
 inline constexpr family set_operation_family{set_operation_implementations, set_operation_automatic};
+
+// ---- the lesson: from a sequential merge per thread to merge path, tile-staged ------------------
+// algorithms/merge/lesson.cuh says what each stage changes and what it costs.
+enum class merge_stage {
+  rank,              // 1: raw_naive: one thread per element, its rank in the other array searched
+  fixed_partitions,  // 2: a thread per fixed run of a, merged sequentially with the b's it spans
+  merge_path,        // 3: a thread per fixed run of outputs, its start found on the merge path
+  tile_staged,       // 4: raw: tiles of outputs staged through shared memory, coalesced both ways
+};
+inline constexpr merge_stage merge_lesson[] = {merge_stage::rank, merge_stage::fixed_partitions,
+                                               merge_stage::merge_path, merge_stage::tile_staged};
+constexpr std::string_view name(merge_stage stage) noexcept {
+  constexpr std::string_view names[] = {"rank", "fixed_partitions", "merge_path", "tile_staged"};
+  return names[static_cast<int>(stage)];
+}
 
 // The four set operations.
 enum class set_operation { set_union, set_intersection, set_difference, set_symmetric_difference };
@@ -123,6 +139,10 @@ void merge_pairs(const execution_policy&, key_kind, span<const B> keys_a, span<c
 template <class B>
 std::size_t set_operation_keys(const execution_policy&, set_operation, key_kind, span<const B> a, span<const B> b,
                                span<B> out, span<std::size_t>* count);
+
+// The lesson's stages: uint32 keys (device memory).
+void merge_by_stage(merge_stage stage, const execution_policy& policy, span<const std::uint32_t> a,
+                    span<const std::uint32_t> b, span<std::uint32_t> out);
 
 template <class A, class B, class O>
 void merge_of(const execution_policy& policy, A&& a, B&& b, O&& out) {
@@ -214,6 +234,14 @@ template <class A, class B, class O>
   requires merge_key_arrays<O, A, B>
 void run(merge, const execution_policy& policy, A&& a, B&& b, O&& out) {
   detail::merge_of(policy, a, b, out);
+}
+
+// The lesson: uint32 keys merged by one stage (device memory; the policy's stream and scratch; its
+// implementation is not used).
+template <class A, class B, class O>
+  requires array_of<A, std::uint32_t> && array_of<B, std::uint32_t> && writable_array_of<O, std::uint32_t>
+void run(merge, merge_stage stage, const execution_policy& policy, A&& a, B&& b, O&& out) {
+  detail::merge_by_stage(stage, policy, input_span(a), input_span(b), output_span(out));
 }
 
 // keys_out = keys_a and keys_b merged stably, values_out[i] the value that came with keys_out[i].

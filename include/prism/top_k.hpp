@@ -39,7 +39,8 @@
 //           most significant first, over the elements whose higher digits match the k-th value's,
 //           so after the passes the k-th value and how many of its ties to take are known; then one
 //           filtering pass writes the chosen elements in index order, and a stable radix sort of
-//           those k puts them best first. algorithms/top_k/lesson.cuh.
+//           those k puts them best first. The lesson: algorithms/top_k/lesson.cuh
+//           (prism::top_k(top_k_stage, policy, x, k, values, indices)).
 //   cub     cub::DeviceTopK (AIR top-k) over (sort key, complemented position) pairs, so that the
 //           k it chooses are exactly the documented ones whatever order its ties would take; its
 //           unordered k are then sorted (by position, then stably by key) into the same bits.
@@ -51,6 +52,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 
 namespace prism {
@@ -68,6 +70,18 @@ concept top_k_element = std::is_same_v<T, float> || std::is_same_v<T, double> ||
 template <class I>
 concept top_k_index = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>;
 
+// ---- the lesson: from sorting everything to selecting by the k-th value's digits --------------
+// algorithms/top_k/lesson.cuh says what each stage changes and what it costs.
+enum class top_k_stage {
+  sort_then_take,  // 1: thrust: every element's rank and position sorted, the first k taken
+  radix_select,    // 2: raw: the k-th rank found digit by digit, the k filtered, then only k sorted
+};
+inline constexpr top_k_stage top_k_lesson[] = {top_k_stage::sort_then_take, top_k_stage::radix_select};
+constexpr std::string_view name(top_k_stage stage) noexcept {
+  constexpr std::string_view names[] = {"sort_then_take", "radix_select"};
+  return names[static_cast<int>(stage)];
+}
+
 namespace detail {
 
 // The elements' order on their bits: <prism/key_kind.hpp>, told at run time.
@@ -81,6 +95,10 @@ struct top_k_entry {
   static void run(const execution_policy& policy, key_kind kind, span<const bits> x, std::size_t row_length,
                   std::size_t k, span<bits> values, span<index_bits> indices, bool largest);
 };
+
+// The lesson's stages: the k largest floats, int32 indices (device memory).
+void top_k_by_stage(top_k_stage stage, const execution_policy& policy, span<const float> x, std::size_t k,
+                    span<float> values, span<std::int32_t> indices);
 
 template <class X, class V, class I>
 void run_top_k(const execution_policy& policy, X&& x, std::size_t row_length, std::size_t k, V&& values, I&& indices,
@@ -116,6 +134,14 @@ template <class X, class V, class I>
 void run(top_k_rows, const execution_policy& policy, X&& x, std::size_t row_length, std::size_t k, V&& values,
          I&& indices, bool largest = true) {
   detail::run_top_k(policy, x, row_length, k, values, indices, largest);
+}
+
+// The lesson: the k largest floats by one stage (device memory; the policy's stream and scratch;
+// its implementation is not used).
+template <class X, class V, class I>
+  requires array_of<X, float> && writable_array_of<V, float> && writable_array_of<I, std::int32_t>
+void run(top_k, top_k_stage stage, const execution_policy& policy, X&& x, std::size_t k, V&& values, I&& indices) {
+  detail::top_k_by_stage(stage, policy, input_span(x), k, output_span(values), output_span(indices));
 }
 }  // namespace ops
 
