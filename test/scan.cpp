@@ -355,6 +355,91 @@ TEST_P(Scan, ByKeyRestartsAtEveryRun) {
   });
 }
 
+// Minima and maxima by key, running (scans) and per run (reduce_by_key), bit for bit: the first of
+// equal extremes is kept (so -0.0 and +0.0 report whichever came first), and the first NaN wins.
+template <class T>
+T first_extreme(T a, T b, bool largest) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return (largest ? a < b : b < a) ? b : a;
+}
+
+template <class K, class T>
+void check_by_key_extremum(impl which, std::size_t n, std::size_t run, bool largest) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<K>() << " keys, " << type_name<T>() << " values, n " << n << ", runs of "
+                                    << run << (largest ? ", max" : ", min") << ", seed " << seed);
+  const auto keys = runs_of<K>(n, run);
+  auto x = random_vector<T>(n, seed);
+  if constexpr (std::is_floating_point_v<T>) {
+    for (std::size_t i = 0; i + 2 < n; i += 7) {
+      x[i] = T(0);
+      x[i + 1] = -T(0);
+    }
+    if (n > 3) x[n / 3] = std::numeric_limits<T>::quiet_NaN();
+  }
+  const auto starts = run_starts(keys);
+  const T identity = largest ? (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                                     : std::numeric_limits<T>::lowest())
+                             : (std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                                     : std::numeric_limits<T>::max());
+  std::vector<T> inclusive(n), exclusive(n), per_run;
+  std::vector<K> run_keys;
+  T running = identity;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (starts[i]) {
+      running = x[i];
+      exclusive[i] = identity;
+      run_keys.push_back(keys[i]);
+      per_run.push_back(x[i]);
+    } else {
+      exclusive[i] = running;
+      running = first_extreme(running, x[i], largest);
+      per_run.back() = running;
+    }
+    inclusive[i] = running;
+  }
+  const auto where = memory_of(which);
+  const auto policy = prism::par.with(which);
+  const scan_op op = largest ? scan_op::max : scan_op::min;
+  placed_array<K> dk(keys, where);
+  placed_array<T> dx(x, where, 1);
+  for (bool is_exclusive : {false, true}) {
+    placed_array<T> out(std::vector<T>(n, poison<T>()), where, 1);
+    if (is_exclusive) {
+      prism::exclusive_scan_by_key(policy, dk.view(), dx.view(), out.view(), op);
+    } else {
+      prism::inclusive_scan_by_key(policy, dk.view(), dx.view(), out.view(), op);
+    }
+    synchronize(which);
+    ASSERT_TRUE(same_bits(out.values(), is_exclusive ? exclusive : inclusive)) << (is_exclusive ? "exclusive" : "inclusive");
+  }
+  placed_array<K> keys_out(std::vector<K>(n + 1, K(99)), where);
+  placed_array<T> values_out(std::vector<T>(n + 1, poison<T>()), where);
+  ASSERT_EQ(prism::reduce_by_key(policy, dk.view(), dx.view(), keys_out.view(), values_out.view(), op), per_run.size());
+  EXPECT_EQ(first(keys_out.values(), per_run.size()), run_keys);
+  ASSERT_TRUE(same_bits(first(values_out.values(), per_run.size()), per_run)) << "reduce_by_key";
+  EXPECT_TRUE(same_bits(std::vector<T>(values_out.values().begin() + static_cast<std::ptrdiff_t>(per_run.size()),
+                                       values_out.values().end()),
+                        std::vector<T>(n + 1 - per_run.size(), poison<T>())))
+      << "written past the runs";
+}
+
+TEST_P(Scan, ByKeyMinAndMax) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(key_types{}, [&]<class K>() {
+    for_each_type(types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>{}, [&]<class T>() {
+      for (std::size_t run : run_lengths) {
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5000}, large((1 << 18) + 7)}) {
+          for (bool largest : {false, true}) check_by_key_extremum<K, T>(GetParam(), n, run, largest);
+        }
+      }
+    });
+  });
+}
+
 // ---- selections ---------------------------------------------------------------------------------
 
 class Select : public ::testing::TestWithParam<impl> {};

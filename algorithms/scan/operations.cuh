@@ -59,6 +59,21 @@ void scan_by_key_sum(const execution_policy& policy, scan_kind kind, span<const 
   }
 }
 
+// Running minima and maxima by key: one functor with the direction an argument. An exclusive
+// scan starts every run at the identity.
+template <class K, class T>
+void scan_by_key_extremum(const execution_policy& policy, scan_kind kind, bool largest, span<const K> keys,
+                          span<const T> x, span<T> out) {
+  const functors::extremum<T> op{largest};
+  if (kind == scan_kind::inclusive) {
+    scan_by_key_spans<false>("inclusive_scan_by_key", policy, keys, x, out, op, functors::equal_to<K>{},
+                             op.identity());
+  } else {
+    scan_by_key_spans<true>("exclusive_scan_by_key", policy, keys, x, out, op, functors::equal_to<K>{},
+                            op.identity());
+  }
+}
+
 template <class P, class S>
 std::size_t select_flagged(const execution_policy& policy, selection which, span<const P> values, span<const S> flags,
                            span<P> out, span<std::size_t>* count) {
@@ -92,6 +107,13 @@ std::size_t reduce_by_key(const execution_policy& policy, span<const K> keys, sp
                           span<T> sums_out, span<std::size_t>* count) {
   return reduce_by_key_spans<false>("reduce_by_key", policy, keys, values, keys_out, sums_out, functors::plus<T>{},
                                     functors::equal_to<K>{}, count);
+}
+
+template <class K, class T>
+std::size_t reduce_by_key_extremum(const execution_policy& policy, bool largest, span<const K> keys,
+                                   span<const T> values, span<K> keys_out, span<T> out, span<std::size_t>* count) {
+  return reduce_by_key_spans<false>("reduce_by_key", policy, keys, values, keys_out, out,
+                                    functors::extremum<T>{largest}, functors::equal_to<K>{}, count);
 }
 
 }  // namespace prism::detail

@@ -9,6 +9,7 @@
 //   prism::inclusive_scan(x, out);                                   // out[i] = x[0] + ... + x[i]
 //   prism::exclusive_scan(prism::par.on(stream), x, out);            // out[i] = x[0] + ... + x[i-1]
 //   prism::inclusive_scan(x, out, prism::scan_op::max);              // running maximum
+//   prism::reduce_by_key(keys, x, keys_out, out, prism::scan_op::min); // each run's minimum
 //   std::size_t kept = prism::compact(values, flags, out);           // returned: the call waits
 //   prism::compact(prism::par.on(stream), values, flags, out, count); // into count[0]: nothing waits
 //
@@ -24,10 +25,11 @@
 //   for min, -infinity (the lowest integer) for max; out[0] is that identity.
 // - min and max propagate NaN: from the first NaN on, every inclusive prefix is NaN.
 // - In place: out may be x exactly (same address, same size) for every scan; never partly.
-// - By key: the sum restarts at every element whose key differs from the one before it (keys
-//   compared with ==; equal keys that are not adjacent are separate runs). Keys int32, int64,
-//   uint32 or uint64, values of the six wider types; exclusive_scan_by_key gives 0 at the
-//   first element of every run.
+// - By key: the sum (or min, max) restarts at every element whose key differs from the one before
+//   it (keys compared with ==; equal keys that are not adjacent are separate runs). Keys int32,
+//   int64, uint32 or uint64, values of the six wider types; exclusive_scan_by_key gives the
+//   identity (as exclusive_scan's: 0 for sum) at the first element of every run. reduce_by_key
+//   takes the same operations: each run's sum, min or max (NaN propagating, as the scans').
 // - compact keeps values[i] where flags[i] != 0 (flags of bool or an integer type of 1 byte, or of
 //   4 or 8 bytes over values of 4 or 8 bytes), in their order. partition
 //   writes the kept ones first and the others after them, both in their original order (stable;
@@ -199,6 +201,9 @@ template <class T>
 void scan_extremum(const execution_policy&, scan_kind, bool largest, span<const T> x, span<T> out);
 template <class K, class T>
 void scan_by_key_sum(const execution_policy&, scan_kind, span<const K> keys, span<const T> x, span<T> out);
+template <class K, class T>
+void scan_by_key_extremum(const execution_policy&, scan_kind, bool largest, span<const K> keys, span<const T> x,
+                          span<T> out);
 template <class P, class S>
 std::size_t select_flagged(const execution_policy&, selection, span<const P> values, span<const S> flags, span<P> out,
                            span<std::size_t>* count);
@@ -213,6 +218,9 @@ std::size_t run_length_encode(const execution_policy&, span<const T> values, spa
 template <class K, class T>
 std::size_t reduce_by_key(const execution_policy&, span<const K> keys, span<const T> values,
                           span<K> keys_out, span<T> sums_out, span<std::size_t>* count);
+template <class K, class T>
+std::size_t reduce_by_key_extremum(const execution_policy&, bool largest, span<const K> keys, span<const T> values,
+                                   span<K> keys_out, span<T> out, span<std::size_t>* count);
 template <lesson_element T>
 void inclusive_scan_by_stage(scan_stage, const execution_policy&, span<const T> x, span<T> out);
 
@@ -228,11 +236,16 @@ void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const
 }
 
 template <class K, class T>
-void scan_by_key(const execution_policy& policy, scan_kind kind, span<const K> keys, span<const T> x,
+void scan_by_key(const execution_policy& policy, scan_kind kind, scan_op op, span<const K> keys, span<const T> x,
                  span<T> out) {
   using KB = bits_of<K>;
-  using S = sum_storage<T>;
-  scan_by_key_sum<KB, S>(policy, kind, reinterpret_span<const KB>(keys), reinterpret_span<const S>(x), reinterpret_span<S>(out));
+  if (op == scan_op::sum) {
+    using S = sum_storage<T>;
+    scan_by_key_sum<KB, S>(policy, kind, reinterpret_span<const KB>(keys), reinterpret_span<const S>(x),
+                           reinterpret_span<S>(out));
+  } else {
+    scan_by_key_extremum<KB, T>(policy, kind, op == scan_op::max, reinterpret_span<const KB>(keys), x, out);
+  }
 }
 
 // The count returned, or delivered into an array.
@@ -315,12 +328,18 @@ std::size_t encode_runs(const execution_policy& policy, X&& values, O&& unique_o
                                  reinterpret_span<N>(output_span(counts_out)), count);
 }
 template <class K, class X, class KO, class O>
-std::size_t sum_runs(const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out,
-                     span<std::size_t>* count) {
+std::size_t reduce_runs(const execution_policy& policy, scan_op op, K&& keys, X&& values, KO&& keys_out, O&& out,
+                        span<std::size_t>* count) {
   using KB = bits_of<value_t<K>>;
-  using S = sum_storage<value_t<O>>;
-  return reduce_by_key<KB, S>(policy, reinterpret_span<const KB>(input_span(keys)), reinterpret_span<const S>(input_span(values)),
-                              reinterpret_span<KB>(output_span(keys_out)), reinterpret_span<S>(output_span(sums_out)), count);
+  const auto k = reinterpret_span<const KB>(input_span(keys));
+  const auto ko = reinterpret_span<KB>(output_span(keys_out));
+  if (op == scan_op::sum) {
+    using S = sum_storage<value_t<O>>;
+    return reduce_by_key<KB, S>(policy, k, reinterpret_span<const S>(input_span(values)), ko,
+                                reinterpret_span<S>(output_span(out)), count);
+  }
+  return reduce_by_key_extremum<KB, value_t<O>>(policy, op == scan_op::max, k, input_span(values), ko,
+                                                output_span(out), count);
 }
 }  // namespace detail
 
@@ -352,18 +371,19 @@ void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, scan_op
   detail::scan(policy, detail::scan_kind::exclusive, op, input_span(x), output_span(out));
 }
 
-// out[i] = the sum of x[j] for the j <= i of i's run of equal keys.
+// out[i] = the sum (or min, max) of x[j] for the j <= i of i's run of equal keys.
 template <class K, class X, class O>
   requires key_array<K> && by_key_arrays<X, O>
-void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
-  detail::scan_by_key(policy, detail::scan_kind::inclusive, input_span(keys), input_span(x), output_span(out));
+void run(inclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, scan_op op = scan_op::sum) {
+  detail::scan_by_key(policy, detail::scan_kind::inclusive, op, input_span(keys), input_span(x), output_span(out));
 }
 
-// out[i] = the sum of x[j] for the j < i of i's run of equal keys (0 at each run's start).
+// out[i] = the sum (or min, max) of x[j] for the j < i of i's run of equal keys (the identity at
+// each run's start: 0, or as exclusive_scan's).
 template <class K, class X, class O>
   requires key_array<K> && by_key_arrays<X, O>
-void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out) {
-  detail::scan_by_key(policy, detail::scan_kind::exclusive, input_span(keys), input_span(x), output_span(out));
+void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x, O&& out, scan_op op = scan_op::sum) {
+  detail::scan_by_key(policy, detail::scan_kind::exclusive, op, input_span(keys), input_span(x), output_span(out));
 }
 
 // ---- selections: the count returned, or into count[0] -----------------------------------------
@@ -430,16 +450,19 @@ void run(run_length_encode, const execution_policy& policy, X&& values, O&& uniq
   detail::count_into(count, [&](auto* c) { return detail::encode_runs(policy, values, unique_out, counts_out, c); });
 }
 
-// Every run of equal keys as (key, sum of its values).
+// Every run of equal keys as (key, sum of its values), or its min or max with scan_op.
 template <class K, class X, class KO, class O>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O>
-std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out) {
-  return detail::count_returned([&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
+std::size_t run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out,
+                scan_op op = scan_op::sum) {
+  return detail::count_returned(
+      [&](auto* c) { return detail::reduce_runs(policy, op, keys, values, keys_out, sums_out, c); });
 }
 template <class K, class X, class KO, class O, class C>
   requires key_array<K> && writable_array_of<KO, value_t<K>> && by_key_arrays<X, O> && count_array<C>
-void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count) {
-  detail::count_into(count, [&](auto* c) { return detail::sum_runs(policy, keys, values, keys_out, sums_out, c); });
+void run(reduce_by_key, const execution_policy& policy, K&& keys, X&& values, KO&& keys_out, O&& sums_out, C&& count,
+         scan_op op = scan_op::sum) {
+  detail::count_into(count, [&](auto* c) { return detail::reduce_runs(policy, op, keys, values, keys_out, sums_out, c); });
 }
 
 // ---- the lesson --------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The scan family from Python: scans (sum, min, max; by key), and the selections whose count comes
+// The scan family from Python: scans (sum, min, max; by key too), reduce_by_key (sum, min, max), and the selections whose count comes
 // back returned (the call waits) or into a one-element int64/uint64 array (nothing waits). Outputs
 // are taken as the library takes them: the input's size, larger, smaller where they hold what is
 // written (counted first), or the input itself (in place).
@@ -108,8 +108,9 @@ void scan(const std::string& kind, const std::string& op, nb::handle x_, nb::han
   });
 }
 
-void scan_by_key(const std::string& kind, nb::handle keys_, nb::handle x_, nb::handle out_, const std::string& which,
-                 std::uintptr_t stream) {
+void scan_by_key(const std::string& kind, const std::string& op, nb::handle keys_, nb::handle x_, nb::handle out_,
+                 const std::string& which, std::uintptr_t stream) {
+  const scan_op o = scan_op_from(op);
   const char* algorithm = kind == "exclusive" ? "exclusive_scan_by_key" : "inclusive_scan_by_key";
   const array keys = take(keys_, "keys", false), x = take(x_, "x", false), out = take(out_, "out", true);
   const auto p = policy(algorithm, which, stream);
@@ -122,8 +123,8 @@ void scan_by_key(const std::string& kind, nb::handle keys_, nb::handle x_, nb::h
       const auto r = out.out<T>();
       device_scope device(algorithm, {&keys, &x, &out});
       without_gil([&] {
-        if (kind == "exclusive") prism::exclusive_scan_by_key(p, k, in, r);
-        else prism::inclusive_scan_by_key(p, k, in, r);
+        if (kind == "exclusive") prism::exclusive_scan_by_key(p, k, in, r, o);
+        else prism::inclusive_scan_by_key(p, k, in, r, o);
       });
       return nb::none();
     });
@@ -234,8 +235,9 @@ nb::object run_length_encode(nb::handle values_, nb::handle unique_out_, nb::han
   });
 }
 
-nb::object reduce_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_out_, nb::handle sums_out_,
-                         nb::handle count_, const std::string& which, std::uintptr_t stream) {
+nb::object reduce_by_key(const std::string& op, nb::handle keys_, nb::handle values_, nb::handle keys_out_,
+                         nb::handle sums_out_, nb::handle count_, const std::string& which, std::uintptr_t stream) {
+  const scan_op o = scan_op_from(op);
   const array keys = take(keys_, "keys", false), values = take(values_, "values", false),
               keys_out = take(keys_out_, "keys_out", true), sums_out = take(sums_out_, "sums_out", true);
   const auto count = optional_count(count_);
@@ -251,10 +253,10 @@ nb::object reduce_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_o
       device_scope device("reduce_by_key", {&keys, &values, &keys_out, &sums_out, count ? &*count : nullptr});
       return count_of(count, [&](prism::span<std::size_t>* c) -> std::size_t {
         if (c != nullptr) {
-          prism::reduce_by_key(p, k, v, ko, so, *c);
+          prism::reduce_by_key(p, k, v, ko, so, *c, o);
           return 0;
         }
-        return prism::reduce_by_key(p, k, v, ko, so);
+        return prism::reduce_by_key(p, k, v, ko, so, o);
       });
     });
   });
@@ -265,14 +267,14 @@ nb::object reduce_by_key(nb::handle keys_, nb::handle values_, nb::handle keys_o
 void bind_scan(nb::module_& m) {
   using namespace nb::literals;
   m.def("scan", &scan, "kind"_a, "op"_a, "x"_a, "out"_a, "impl"_a, "stream"_a);
-  m.def("scan_by_key", &scan_by_key, "kind"_a, "keys"_a, "x"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("scan_by_key", &scan_by_key, "kind"_a, "op"_a, "keys"_a, "x"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("select", &select, "which"_a, "values"_a, "flags"_a, "out"_a, "count"_a.none(), "impl"_a, "stream"_a);
   m.def("unique", &unique, "values"_a, "out"_a, "count"_a.none(), "impl"_a, "stream"_a);
   m.def("unique_by_key", &unique_by_key, "keys"_a, "values"_a, "keys_out"_a, "values_out"_a, "count"_a.none(),
         "impl"_a, "stream"_a);
   m.def("run_length_encode", &run_length_encode, "values"_a, "unique_out"_a, "counts_out"_a, "count"_a.none(),
         "impl"_a, "stream"_a);
-  m.def("reduce_by_key", &reduce_by_key, "keys"_a, "values"_a, "keys_out"_a, "sums_out"_a, "count"_a.none(),
+  m.def("reduce_by_key", &reduce_by_key, "op"_a, "keys"_a, "values"_a, "keys_out"_a, "sums_out"_a, "count"_a.none(),
         "impl"_a, "stream"_a);
 }
 

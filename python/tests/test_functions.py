@@ -399,6 +399,40 @@ def test_scans_by_key(xp, rng):
                                           exclusive)
 
 
+@pytest.mark.parametrize("op", ["min", "max"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint64"])
+def test_minima_and_maxima_by_key(xp, rng, op, dtype):
+    """scan_by_key and reduce_by_key with op="min" / "max": numpy's ufunc accumulate and reduceat
+    over each run; an exclusive scan starts every run at op's identity."""
+    ufunc = np.minimum if op == "min" else np.maximum
+    if np.issubdtype(np.dtype(dtype), np.floating):
+        identity = np.inf if op == "min" else -np.inf
+    else:
+        info = np.iinfo(dtype)
+        identity = info.max if op == "min" else info.min
+    for n in SIZES:
+        keys = runs_of(rng, n, "int64")
+        x = values(rng, n, dtype)
+        first = np.r_[True, keys[1:] != keys[:-1]][:n] if n else np.zeros(0, bool)
+        starts = np.flatnonzero(first)
+        bounds = np.r_[starts, n]
+        inclusive = np.concatenate([ufunc.accumulate(x[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]) if n else x
+        exclusive = np.array(inclusive, copy=True)
+        if n:
+            exclusive[1:] = inclusive[:-1]
+            exclusive[first] = identity
+        for impl in xp.implementations:
+            got = prism.inclusive_scan_by_key(xp.put(keys), xp.put(x), op=op, impl=impl)
+            np.testing.assert_array_equal(xp.get(got), inclusive)
+            got = prism.exclusive_scan_by_key(xp.put(keys), xp.put(x), op=op, impl=impl)
+            np.testing.assert_array_equal(xp.get(got), exclusive)
+            k, m = prism.reduce_by_key(xp.put(keys), xp.put(x), op=op, impl=impl)
+            np.testing.assert_array_equal(xp.get(k), keys[first])
+            np.testing.assert_array_equal(xp.get(m), ufunc.reduceat(x, starts) if n else x)
+    with pytest.raises(ValueError, match="unknown scan operation"):
+        prism.reduce_by_key(xp.put(np.zeros(3, np.int32)), xp.put(np.zeros(3, np.float32)), op="prod")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int64", "uint32"])
 def test_selections(xp, rng, dtype):
     for n in SIZES:

@@ -64,7 +64,19 @@ int main() {
              std::vector<std::int32_t>(lengths.begin(), lengths.begin() + 5) == std::vector<std::int32_t>{3, 1, 2, 4, 1},
          "run_length_encode of a string");
 
-  std::printf("standard forms: compact kept %zu, unique %zu, reduce %d, histogram [%u %u %u %u], runs of \"%s\": %zu\n", k,
-              u, total, counts[0], counts[1], counts[2], counts[3], text.c_str(), r);
+  // Each run's maximum (reduce_by_key with scan_op::max), and the running minimum within runs.
+  const std::vector<std::int32_t> rows{0, 0, 0, 1, 1, 2};
+  const std::vector<double> scores{3.0, -1.0, 7.0, 2.0, 9.0, -4.0};
+  std::vector<std::int32_t> row_ids(rows.size());
+  std::vector<double> best(rows.size()), lowest(rows.size());
+  const std::size_t groups = prism::reduce_by_key(rows, scores, row_ids, best, prism::scan_op::max);
+  prism::inclusive_scan_by_key(rows, scores, lowest, prism::scan_op::min);
+  expect(groups == 3 && std::vector<double>(best.begin(), best.begin() + 3) == std::vector<double>{7.0, 9.0, -4.0},
+         "reduce_by_key with max");
+  expect(lowest == std::vector<double>{3.0, -1.0, -1.0, 2.0, 2.0, -4.0}, "inclusive_scan_by_key with min");
+
+  std::printf("standard forms: compact kept %zu, unique %zu, reduce %d, histogram [%u %u %u %u], runs of \"%s\": %zu, "
+              "row maxima %g %g %g\n",
+              k, u, total, counts[0], counts[1], counts[2], counts[3], text.c_str(), r, best[0], best[1], best[2]);
   return failures == 0 ? 0 : 1;
 }
