@@ -36,14 +36,18 @@ prism::span<R> result_span(const array& out) {
   }
 }
 
-// Runs a compiled entry point entry(into) returned (no out) or into out; R is its result type.
+// Runs a compiled entry point entry(into) with its result returned; R is its result type.
+template <class R, class Entry>
+nb::object returned(const char* algorithm, const array& x, Entry entry) {
+  device_scope device(algorithm, {&x});
+  R value = without_gil([&] { return entry(static_cast<prism::span<R>*>(nullptr)); });
+  return to_python(value);
+}
+
+// The same returned (no out) or into out.
 template <class R, class Entry>
 nb::object deliver(const char* algorithm, const array& x, const array* out, Entry entry) {
-  if (out == nullptr) {
-    device_scope device(algorithm, {&x});
-    R value = without_gil([&] { return entry(static_cast<prism::span<R>*>(nullptr)); });
-    return to_python(value);
-  }
+  if (out == nullptr) return returned<R>(algorithm, x, entry);
   prism::span<R> into = result_span<R>(*out);
   device_scope device(algorithm, {&x, out});
   without_gil([&] { entry(&into); });
@@ -54,7 +58,7 @@ nb::object deliver(const char* algorithm, const array& x, const array* out, Entr
 template <class T, class Entry>
 nb::object deliver_pair(const array& x, const array* out, Entry entry) {
   using R = prism::minmax_result<T>;
-  if (out == nullptr) return deliver<R>("minmax", x, nullptr, entry);
+  if (out == nullptr) return returned<R>("minmax", x, entry);
   (void)out->out<T>();  // the element type
   if (out->size != 2)
     throw std::invalid_argument("prism.minmax: out must have two elements (min, max), it has " +
