@@ -47,6 +47,12 @@
 
 namespace prism::testing {
 
+// n elements of T at byte `at` of an aliasing test's buffer (the adapters' aliased() calls).
+template <class T>
+prism::span<T> bytes_at(std::byte* buffer, std::size_t at, std::size_t n) {
+  return {reinterpret_cast<T*>(buffer + at), n};
+}
+
 // Every implementation an adapter's family runs on the GPU, automatic included.
 template <class A>
 std::vector<prism::impl> gpu_implementations() {

@@ -516,12 +516,8 @@ struct lower_bound_float {
   // Outputs over the queries and the sorted array, and equal_range's two over each other.
   static constexpr std::size_t aliased_bytes = 256;
   static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
-    const auto f = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<float>(reinterpret_cast<float*>(b + at), n);
-    };
-    const auto i = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(b + at), n);
-    };
+    constexpr auto f = &bytes_at<float>;
+    constexpr auto i = &bytes_at<std::int64_t>;
     return {
         [=](const prism::execution_policy& p, std::byte* b) { prism::lower_bound(p, f(b, 0, 8), f(b, 32, 8), i(b, 48, 8)); },
         [=](const prism::execution_policy& p, std::byte* b) { prism::lower_bound(p, f(b, 0, 16), f(b, 64, 8), i(b, 0, 8)); },

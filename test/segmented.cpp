@@ -471,12 +471,8 @@ struct segmented_scan_float {
   static bool capturable(impl) { return true; }  // nothing waits
   static constexpr std::size_t aliased_bytes = 256;
   static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
-    const auto f = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<float>(reinterpret_cast<float*>(b + at), n);
-    };
-    const auto i = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(b + at), n);
-    };
+    constexpr auto f = &bytes_at<float>;
+    constexpr auto i = &bytes_at<std::int64_t>;
     return {
         // The scan's output partly over its input; a reduction's over the values and the offsets.
         [=](const prism::execution_policy& p, std::byte* b) {

@@ -410,12 +410,8 @@ struct segmented_sort_float {
   // Outputs one element past their inputs, over the other input, over the offsets.
   static constexpr std::size_t aliased_bytes = 256;
   static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
-    const auto f = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<float>(reinterpret_cast<float*>(b + at), n);
-    };
-    const auto u = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(b + at), n);
-    };
+    constexpr auto f = &bytes_at<float>;
+    constexpr auto u = &bytes_at<std::uint32_t>;
     return {
         [=](const prism::execution_policy& p, std::byte* b) {
           prism::segmented_sort(p, f(b, 0, 15), prism::fixed_segments{5}, f(b, 4, 15));

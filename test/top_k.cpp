@@ -306,9 +306,7 @@ struct top_k_int64 {
   static bool capturable(impl) { return true; }
   static constexpr std::size_t aliased_bytes = 512;
   static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
-    const auto s = [](std::byte* b, std::size_t at, std::size_t n) {
-      return prism::span<std::int64_t>(reinterpret_cast<std::int64_t*>(b + at), n);
-    };
+    constexpr auto s = &bytes_at<std::int64_t>;
     return {
         [=](const prism::execution_policy& p, std::byte* b) { prism::top_k(p, s(b, 0, 16), 4, s(b, 64, 4), s(b, 160, 4)); },
         [=](const prism::execution_policy& p, std::byte* b) { prism::top_k(p, s(b, 0, 16), 4, s(b, 256, 4), s(b, 272, 4)); },
