@@ -71,9 +71,11 @@ struct arrays {
       count = 1;
       host_offsets = {0, static_cast<std::int64_t>(n)};
     } else {
-      for (std::size_t at = 0; at < n;) {
+      // Each segment's length from its number: a length drawn from its position would repeat at
+      // the same position after an empty segment, for ever.
+      for (std::size_t at = 0, s = 0; at < n; ++s) {
         host_offsets.push_back(static_cast<std::int64_t>(at));
-        at = std::min(n, at + static_cast<std::size_t>(splitmix64(seed() ^ at) % 129));
+        at = std::min(n, at + static_cast<std::size_t>(splitmix64(seed() ^ s) % 129));
       }
       host_offsets.push_back(static_cast<std::int64_t>(n));
       count = host_offsets.size() - 1;
