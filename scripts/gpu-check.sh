@@ -7,9 +7,11 @@
 #           configure once where there is a network, and bring .deps/ along with the tree
 # test      every test of every test binary: the GPU ones of all
 #           binaries at once (each stopped after PRISM_TEST_TIMEOUT seconds, 300, naming the test
-#           it hung in, with its threads' stacks), then the cpu ones one binary at a time (some of
-#           them need a GPU to make the device memory they refuse, and skip on CI), the huge ones
-#           (past 2^32 elements, tens of GB) one binary at a time (3 x PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out);
+#           it hung in, with its threads' stacks), then the huge ones (past 2^32 elements, up to
+#           about 120 GB of the GPU's memory: alone on it) one binary at a time (3 x
+#           PRISM_TEST_TIMEOUT each; PRISM_TEST_HUGE=0 leaves them out), then the cpu ones one
+#           binary at a time (some of them need a GPU to make the device memory they refuse, and
+#           skip on CI);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
 # course    every program of the course (docs/course/code), the GPU ones included, built against
@@ -95,22 +97,12 @@ stage_test() {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   local pids=() failed=0
   # A binary that hangs is stopped (and fails) after PRISM_TEST_TIMEOUT seconds (300), says which
-  # test it was in (every test's start is in its log) and leaves its threads' stacks there. The
-  # tests past 2^32 elements, one binary after another beside all the rest, get three times that.
+  # test it was in (every test's start is in its log) and leaves its threads' stacks there.
   local limit=${PRISM_TEST_TIMEOUT:-300}
   for binary in "$build"/test/test_*; do
     run_limited "$limit" "$out/test-${binary##*/}.log" "$binary" --gtest_filter="$gpu_tests:-*Huge*" &
     pids+=($!)
   done
-  # PRISM_TEST_HUGE=0 leaves them out (to be run on their own, e.g. on another GPU).
-  if [ "${PRISM_TEST_HUGE:-1}" != 0 ]; then
-    (for binary in "$build"/test/test_*; do
-       "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
-       echo "== ${binary##*/}"
-       timeout $((3 * limit)) "$binary" --gtest_filter="*Huge*" || exit 1
-     done) >"$out/test-huge.log" 2>&1 &
-    pids+=($!)
-  fi
   # The examples check their own results, on the GPU where there is one.
   (for example in "$build"/examples/[0-9][0-9]_*; do
      [ -x "$example" ] || continue
@@ -119,6 +111,16 @@ stage_test() {
    done; echo "PASSED  ] every example") >"$out/test-examples.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  # The tests past 2^32 elements, one binary after another with the GPU to themselves (the
+  # segmented sort's in-place cub row needs about 120 GB), three times the limit each.
+  # PRISM_TEST_HUGE=0 leaves them out (to be run on their own, e.g. on another GPU).
+  if [ "${PRISM_TEST_HUGE:-1}" != 0 ]; then
+    (for binary in "$build"/test/test_*; do
+       "$binary" --gtest_list_tests --gtest_filter="*Huge*" | grep -q '^  ' || continue
+       echo "== ${binary##*/}"
+       timeout $((3 * limit)) "$binary" --gtest_filter="*Huge*" || exit 1
+     done) >"$out/test-huge.log" 2>&1 || failed=1
+  fi
   # The cpu tests, one binary at a time after the rest: with a GPU here, those that make device
   # memory to refuse it run too (on CI they skip). Beside the GPU tests, every binary's OpenMP
   # threads on every core would slow each other many times over.
