@@ -52,6 +52,9 @@ be a stream is refused: a bool is a TypeError; a negative one, one at or past 2^
 not a user-space address) and one below 65536 other than 0 (the legacy default stream), 1
 (cudaStreamLegacy) and 2 (cudaStreamPerThread) a ValueError. A handle that looks like an address
 but is not a live stream cannot be checked: passing one is undefined behaviour, as in CUDA itself.
+A result of prism's own keeps the stream object it was made on (CuPy's current Stream, a stream=
+object) alive until its memory is freed; an int handle is not kept: as in CUDA, its stream must
+outlive the work and the memory on it.
 
 Memory freed while prism's work is queued. On the producer's current stream (the default) there
 is nothing to do: PyTorch's and CuPy's caching allocators, and prism's own pool, hand freed memory

@@ -326,31 +326,44 @@ int gpu_device(nb::handle x, array_kind kind) {
   return -1;
 }
 
-// The handle of the producer's current stream on `device` (0: the legacy default stream).
-std::uintptr_t producer_stream(array_kind kind, int device, nb::handle like) {
+// The handle of the producer's current stream on `device` (0: the legacy default stream), and in
+// `owner` the Python object that keeps it alive, where the producer gives one (none: the handle is
+// an int alone, or a stream that is never destroyed).
+std::uintptr_t producer_stream(array_kind kind, int device, nb::handle like, nb::object& owner) {
   libraries& l = libraries::get();
   switch (kind) {
     case array_kind::torch: {
       l.load_torch();
+      // torch's current stream is one of its pool's, which torch never destroys: the raw handle
+      // alone (no owner) is enough, and costs no Stream object.
       if (!l.torch_raw_stream.is_none()) return nb::cast<std::uintptr_t>(l.torch_raw_stream(device));
-      return nb::cast<std::uintptr_t>(
-          attribute_path("torch.cuda", {"current_stream"})(device).attr("cuda_stream"));
+      owner = attribute_path("torch.cuda", {"current_stream"})(device);
+      return nb::cast<std::uintptr_t>(owner.attr("cuda_stream"));
     }
     case array_kind::cupy: {
       if (!l.cupy_current_stream.is_valid()) l.cupy_current_stream = attribute_path("cupy.cuda", {"get_current_stream"});
       try {
-        return nb::cast<std::uintptr_t>(l.cupy_current_stream(device).attr("ptr"));
+        nb::object current = l.cupy_current_stream(device);
+        const auto s = nb::cast<std::uintptr_t>(current.attr("ptr"));
+        owner = std::move(current);
+        return s;
       } catch (const nb::python_error& error) {  // a CuPy whose get_current_stream takes no device
         if (!error.matches(PyExc_TypeError)) throw;
         nb::object scope = attribute_path("cupy.cuda", {"Device"})(device);
         scope.attr("__enter__")();
-        const auto s = nb::cast<std::uintptr_t>(l.cupy_current_stream().attr("ptr"));
+        nb::object current = l.cupy_current_stream();
+        const auto s = nb::cast<std::uintptr_t>(current.attr("ptr"));
         scope.attr("__exit__")(nb::none(), nb::none(), nb::none());
+        owner = std::move(current);
         return s;
       }
     }
-    case array_kind::prism:
-      return as_device_array(like)->stream;
+    case array_kind::prism: {
+      // The stream the array was made on, and the owner its memory keeps alive.
+      const device_array* a = as_device_array(like);
+      if (a->memory && a->memory->stream_owner != nullptr) owner = nb::borrow(a->memory->stream_owner);
+      return a->stream;
+    }
     case array_kind::numba:
     case array_kind::pycuda:
     case array_kind::cai: {
@@ -470,8 +483,17 @@ class call {
       }
     }
     if (device_ >= 0) {
-      producer_ = producer_stream(kind_, device_, like_);
-      stream_ = stream.is_none() ? producer_ : stream_handle(stream);
+      nb::object producer_owner;
+      producer_ = producer_stream(kind_, device_, like_, producer_owner);
+      if (stream.is_none()) {
+        stream_ = producer_, stream_owner_ = std::move(producer_owner);
+      } else {
+        stream_ = stream_handle(stream);
+        // A stream object keeps its stream alive; an int handle does not (it must outlive the
+        // work and memory on it), unless it names the producer's stream, whose owner is known.
+        if (!PyLong_Check(stream.ptr())) stream_owner_ = nb::borrow(stream);
+        else if (stream_ == producer_) stream_owner_ = std::move(producer_owner);
+      }
       foreign_ = !same_stream(stream_, producer_);
     } else {
       stream_ = stream.is_none() ? 0 : stream_handle(stream);
@@ -624,7 +646,8 @@ class call {
     result.shape = shape;
     result.device = device_;
     result.stream = stream_;
-    result.memory = allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism");
+    result.memory =
+        allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism", stream_owner_);
     switch (kind_) {
       case array_kind::torch:
         l.load_torch();
@@ -666,6 +689,7 @@ class call {
   std::vector<std::pair<nb::object, nb::object>> own_results_;  // (a JAX result, prism's array under it)
   int device_ = -1;
   std::uintptr_t producer_ = 0, stream_ = 0;
+  nb::object stream_owner_;  // the Python object that keeps stream_ alive (none for an int handle)
   std::int64_t dlpack_stream_ = 1;
   bool foreign_ = false;
   bool wait_for_results_ = false;

@@ -214,30 +214,62 @@ nb::object array_to_host(const device_array& a) {
 
 }  // namespace
 
+namespace {
+
+// Whether Python can still take a reference back: not before it starts nor once it is finalizing
+// (a thread that takes the GIL then may never return; the reference is left, the process ending).
+bool python_running() {
+  if (!Py_IsInitialized()) return false;
+#if PY_VERSION_HEX >= 0x030D0000
+  return !Py_IsFinalizing();
+#else
+  return !_Py_IsFinalizing();
+#endif
+}
+
+}  // namespace
+
 device_allocation::~device_allocation() {
-  if (data == nullptr) return;
-  on_device scope(device);
-  auto s = reinterpret_cast<cudaStream_t>(stream);
-  // Freed on the stream it was allocated on, if that stream is still the one it was: a handle that
-  // is gone, or now names another stream, or another thread's per-thread stream, cannot order the
-  // free after the work; then the device finishes first and the legacy default stream frees it.
-  bool ordered = true;
-  if (stream == 2) {
-    ordered = std::this_thread::get_id() == thread;
-  } else if (stream > 2) {
-    unsigned long long id = 0;
-    ordered = cudaStreamGetId(s, &id) == cudaSuccess && id == stream_id;
+  if (data != nullptr) {
+    on_device scope(device);
+    auto s = reinterpret_cast<cudaStream_t>(stream);
+    // Freed on the stream it was allocated on, if that is still possible. Guaranteed: with an
+    // owner (the Python object of the stream, held since the allocation: a cupy Stream, a
+    // torch.cuda.Stream, a stream= object) the handle is live here, the owner's stream not yet
+    // destroyed. Not guaranteed: a bare int handle (no owner), or an owner that does not own its
+    // stream (an external stream's wrapper), may name a stream destroyed since. The id below tells
+    // when the handle now names another stream (the free is then not ordered there); a handle
+    // destroyed and not reused cannot be told apart: calling CUDA on it is undefined behaviour, so
+    // the stream of an int handle must outlive the memory made on it, as in CUDA.
+    // cudaStreamPerThread is the allocating thread's only: from another thread it is not that
+    // stream. When the free cannot be ordered, the device finishes first and the legacy default
+    // stream frees it.
+    bool ordered = true;
+    if (stream == 2) {
+      ordered = std::this_thread::get_id() == thread;
+    } else if (stream > 2) {
+      unsigned long long id = 0;
+      ordered = cudaStreamGetId(s, &id) == cudaSuccess && id == stream_id;
+    }
+    if (!ordered) {
+      (void)cudaGetLastError();
+      (void)cudaDeviceSynchronize();
+      s = nullptr;
+    }
+    if (cudaFreeAsync(data, s) != cudaSuccess) (void)cudaGetLastError();  // a destructor must not throw
   }
-  if (!ordered) {
-    (void)cudaGetLastError();
-    (void)cudaDeviceSynchronize();
-    s = nullptr;
+  // Then the stream's owner may go (its stream destroyed after the free is queued on it). This
+  // may run on any thread, with or without the GIL: it is taken for the reference.
+  if (stream_owner != nullptr && python_running()) {
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    Py_DECREF(stream_owner);
+    PyGILState_Release(gil);
   }
-  if (cudaFreeAsync(data, s) != cudaSuccess) (void)cudaGetLastError();  // a destructor must not throw
+  stream_owner = nullptr;
 }
 
 std::shared_ptr<device_allocation> allocate_on_device(int device, std::uintptr_t stream, std::size_t bytes,
-                                                      const char* algorithm) {
+                                                      const char* algorithm, nb::handle stream_owner) {
   auto memory = std::make_shared<device_allocation>();
   memory->device = device;
   memory->stream = stream;
@@ -250,6 +282,11 @@ std::shared_ptr<device_allocation> allocate_on_device(int device, std::uintptr_t
   prism::check(cudaMallocFromPoolAsync(&data, bytes == 0 ? 1 : bytes, pool_of(device, algorithm), s),
                "cudaMallocFromPoolAsync", algorithm);
   memory->data = data;
+  // The legacy default stream and cudaStreamPerThread are never destroyed: no owner is needed.
+  if (stream > 2 && stream_owner.is_valid() && !stream_owner.is_none()) {
+    Py_INCREF(stream_owner.ptr());
+    memory->stream_owner = stream_owner.ptr();
+  }
   return memory;
 }
 

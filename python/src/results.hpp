@@ -18,8 +18,12 @@ namespace prism::python {
 
 // Device memory owned by whoever holds the last reference: a result array, a DLPack tensor a
 // consumer holds, or both. Freed on the stream it was allocated on (the order every caching
-// allocator gives: work queued there after the last use is safe), from any thread, without the
-// GIL (torch calls a DLPack deleter from wherever its tensor dies).
+// allocator gives: work queued there after the last use is safe), from any thread, with or without
+// the GIL (torch calls a DLPack deleter from wherever its tensor dies). The Python object that owns
+// that stream (a cupy Stream, a torch.cuda.Stream, a stream= object), when the call had one, is
+// kept alive until the memory is freed: its handle is then live at the free, whatever order Python
+// drops the stream and the result in. A bare int handle has no owner: its stream must outlive the
+// memory, as in CUDA.
 struct device_allocation {
   void* data = nullptr;
   std::size_t bytes = 0;
@@ -27,6 +31,7 @@ struct device_allocation {
   std::uintptr_t stream = 0;
   unsigned long long stream_id = 0;  // cudaStreamGetId at allocation: a reused handle is not it
   std::thread::id thread;            // for cudaStreamPerThread, which is the allocating thread's
+  PyObject* stream_owner = nullptr;  // a strong reference, dropped (under the GIL) after the free
 
   device_allocation() = default;
   device_allocation(const device_allocation&) = delete;
@@ -35,8 +40,10 @@ struct device_allocation {
 };
 
 // `bytes` of device memory on `device`, ordered on `stream` (at least one byte is allocated).
+// `stream_owner`, if given, is the Python object that keeps `stream` alive: the memory holds a
+// reference to it until it is freed. Called with the GIL held.
 std::shared_ptr<device_allocation> allocate_on_device(int device, std::uintptr_t stream, std::size_t bytes,
-                                                      const char* algorithm);
+                                                      const char* algorithm, nb::handle stream_owner = nb::handle());
 
 // An array of prism's own: C-contiguous elements of `type` in `memory`, written by work on
 // `stream` (consumers are ordered after it: DLPack's stream argument, the CUDA array interface's

@@ -4,7 +4,9 @@ producer's stream (work it still has queued on the array is waited for), explici
 kept alive until the stream passes), several Python threads at once, and the clear message for a
 GPU array in a process that cannot reach that GPU (runs on any machine)."""
 import ctypes
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -176,6 +178,43 @@ def test_threads(gpu_xp, rng, threads):
         np.testing.assert_array_equal(y, 2 * inputs[k])
         assert abs(total - 2 * inputs[k].astype(np.float64).sum()) < 1e-3 * n
         np.testing.assert_allclose(scan, np.cumsum(inputs[k].astype(np.float64)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("how", ["current", "stream="])
+def test_result_outlives_its_stream_object(cupy, how):
+    """A result of prism's own is freed on the stream it was made on, after its stream object is
+    gone: the result keeps that object (and so its stream) alive until its memory is freed, then
+    lets it go. (Python drops a function's locals in order: in test_threads the CuPy stream went
+    first, and freeing the result then called CUDA on a destroyed stream handle.)"""
+    n = (1 << 18) + 1
+    host = np.arange(n, dtype=np.float32)
+    x = cupy.asarray(host)  # on CuPy's default stream
+    cupy.cuda.get_current_stream().synchronize()
+    s = cupy.cuda.Stream(non_blocking=True)
+    alive = weakref.ref(s)
+    if how == "current":
+        with s:
+            y = prism.scale(2.0, x)
+    else:
+        y = prism.scale(2.0, x, stream=s)
+    cupy.cuda.Device().synchronize()
+    assert prism.held() == 0  # a call on stream= keeps its arrays until it has passed: y is ours alone now
+    np.testing.assert_array_equal(cupy.asnumpy(y), 2 * host)
+    del s
+    gc.collect()
+    assert alive() is not None, "the stream was destroyed while a result made on it still lives"
+    del y  # its memory freed on the stream, which is still there
+    gc.collect()
+    assert alive() is None, "the result's memory is freed, but its stream is still held"
+    # Later calls see a sound device and pool.
+    for _ in range(3):
+        z = prism.scale(3.0, x)
+        w = prism.add(x, x, stream=cupy.cuda.Stream(non_blocking=True))
+        cupy.cuda.Device().synchronize()
+        np.testing.assert_array_equal(cupy.asnumpy(z), 3 * host)
+        np.testing.assert_array_equal(cupy.asnumpy(w), 2 * host)
+        del z, w
+        gc.collect()
 
 
 def test_numpy_and_gpu_mixed_refused(gpu_xp):
