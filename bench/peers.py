@@ -574,7 +574,7 @@ def module_operations(prism, arrays, empty):
 
     def add_core(n):
         x, y, z = views("float", n)
-        return lambda: core.binary("add", x, y, z, "automatic", 0)
+        return lambda: core.elementwise.add(x, y, z, "automatic", 0)
 
     def axpby(n):
         x, y, z = views("float", n)
