@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The GPU check, on a machine with a GPU:
-#   scripts/gpu-check.sh OUTDIR [build] [test] [course] [sanitize] [bench]   (no stage: all of them)
+#   scripts/gpu-check.sh OUTDIR [build] [test] [python] [course] [sanitize] [bench]   (no stage: all)
 # build     configure and build everything for this machine's GPU (all cores). A GPU machine
 #           without a network needs the pinned CCCL's wheel in .deps/ (README, Requirements):
 #           configure once where there is a network, and bring .deps/ along with the tree
@@ -14,9 +14,13 @@
 #           skip on CI);
 #           every example (build/examples/NN_*), which checks itself on the GPU; and, with MPI,
 #           test_distributed_mpi under mpirun (-np 1, and -np <GPUs> on several)
+# python    the Python module built over the build (python/build-for.sh with this machine's python3,
+#           into BUILD/python-gpu, no pip: the GPU machines have no network), then pytest on the
+#           GPU (torch, CuPy, JAX and Numba arrays where they are installed) and examples/07_python
 # course    every program of the course (docs/course/code), the GPU ones included, built against
 #           the build and compared with the output its page shows (test/course/blocks.py; Python
-#           programs with the python3 that imports prism_primitives, skipped where none does)
+#           programs with the python3 that imports prism_primitives (the python stage's module
+#           first), skipped where none does)
 # sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests,
 #           the conformance kit's concurrency tests included (the huge-size tests are left to the
 #           plain pass: the sanitizer slows kernels many times; racecheck, the slowest, runs the
@@ -50,14 +54,25 @@
 # several runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [course] [sanitize] [bench]}
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [build] [test] [python] [course] [sanitize] [bench]}
 shift
-stages=${*:-build test course sanitize bench}
+stages=${*:-build test python course sanitize bench}
 mkdir -p "$out"
 build=${PRISM_BUILD_DIR:-build-gpu}
+# The python stage's module, ahead of anything else on the path (course and bench use it too).
+module="$build/python-gpu"
+[[ $module = /* ]] || module="$PWD/$module"
+[ -d "$module/prism_primitives" ] && export PYTHONPATH="$module${PYTHONPATH:+:$PYTHONPATH}"
 
 stage_build() {
   cmake --preset gpu && cmake --build --preset gpu -j "$(nproc)"
+}
+
+stage_python() {
+  python/build-for.sh python3 "$build" "$module" || return 1
+  export PYTHONPATH="$module${PYTHONPATH:+:$PYTHONPATH}"
+  python3 -m pytest -q -rfE -p no:cacheprovider python/tests &&
+    python3 examples/07_python/main.py
 }
 
 stage_course() {
