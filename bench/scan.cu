@@ -11,6 +11,8 @@
 //   compact, unique /float/<impl>_counted/2^28   into a counted output (exactly the count's size:
 //                                                prism counts first, one more pass over the flags
 //                                                or the values), against the input-sized rows
+//   compact, unique /float/<impl>_in_place/2^28  the output is the input (restored from a copy
+//                                                before each call, outside the timed region)
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -119,6 +121,17 @@ struct arrays {
               span<std::int32_t>(host_keys_out), span<std::uint8_t>(host_flags), span<std::uint64_t>(host_counts),
               span<std::size_t>(&host_count, 1));
     }
+  }
+
+  // In place: out takes x's values again (before each timed call), then the call reads and
+  // writes out.
+  void restore() {
+    prism::check(cudaMemcpyAsync(out.data(), x.data(), x.size() * sizeof(T), cudaMemcpyDeviceToDevice, nullptr),
+                 "cudaMemcpyAsync");
+  }
+  void call_in_place(operation op, impl which) {
+    call_on(op, par.with(which), out.view(), out.view(), keys.view(), keys_out.view(), flags.view(), counts.view(),
+            count.view());
   }
 
   // The outputs a call must write, from a sequential pass on the host: made by the first row that
@@ -288,9 +301,9 @@ double bytes_of(operation op, std::int64_t n) {
   return 0;
 }
 
-// compact and unique of floats at 2^28 into a counted output: what the count pass costs, against
-// the rows of the same call into an output of the input's size.
-void register_counted(bool gpu) {
+// compact and unique of floats at 2^28 into a counted output (what the count pass costs) and in
+// place, against the rows of the same call into an output of the input's size.
+void register_counted_and_in_place(bool gpu) {
   if (!gpu) return;
   const std::int64_t n = std::int64_t{1} << 28;
   for (operation op : {operation::compact, operation::unique}) {
@@ -298,16 +311,31 @@ void register_counted(bool gpu) {
     const std::string key = std::string(name_of(op)) + "/float/" + std::to_string(n);
     for (impl which : scan_implementations) {
       if (which == impl::cpu) continue;
-      const std::string row = row_name(name_of(op), "float", std::string(name(which)) + "_counted", n);
-      short_rows(benchmark::RegisterBenchmark(
-                     row.c_str(),
-                     [=](benchmark::State& state) {
-                       arrays<float>& a = row_arrays<arrays<float>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                       time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which, true); });
-                       relate_to_ceiling(state);
-                       verify(state, row, [&] { return a.check(op, true, [&] { a.call(op, which, true); }); });
-                     }),
-                 bytes, true);
+      for (const bool in_place : {false, true}) {
+        const std::string row =
+            row_name(name_of(op), "float", std::string(name(which)) + (in_place ? "_in_place" : "_counted"), n);
+        short_rows(benchmark::RegisterBenchmark(
+                       row.c_str(),
+                       [=](benchmark::State& state) {
+                         arrays<float>& a =
+                             row_arrays<arrays<float>>(key, static_cast<std::size_t>(n), op, gpu_available());
+                         if (in_place) {
+                           time_on_gpu(state, traffic{bytes / 2, bytes / 2}, cache::none,
+                                       [&] { a.call_in_place(op, which); }, nullptr, [&] { a.restore(); });
+                           verify(state, row, [&] {
+                             return a.check(op, true, [&] {
+                               a.restore();
+                               a.call_in_place(op, which);
+                             });
+                           });
+                         } else {
+                           time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which, true); });
+                           verify(state, row, [&] { return a.check(op, true, [&] { a.call(op, which, true); }); });
+                         }
+                         relate_to_ceiling(state);
+                       }),
+                   bytes, true);
+      }
     }
   }
 }
@@ -380,7 +408,7 @@ void register_rows(bool gpu) {
   register_type<float>(gpu);
   register_type<std::int32_t>(gpu);
   register_type<std::int64_t>(gpu);
-  register_counted(gpu);
+  register_counted_and_in_place(gpu);
 }
 
 }  // namespace
