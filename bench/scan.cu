@@ -109,13 +109,15 @@ struct arrays {
   }
 
   // One call of `op`, its count (if any) into device memory, or host memory for cpu; `counted`: into
-  // an output of exactly the count's elements (GPU rows), which makes the call count first.
-  void call(operation op, impl which, bool counted = false) {
+  // an output of exactly the count's elements (GPU rows), which makes the call count first;
+  // `in_place` (GPU rows): out is the input too, as restore() left it.
+  void call(operation op, impl which, bool counted = false, bool in_place = false) {
     const execution_policy policy = par.with(which);
     if (which != impl::cpu) {
       if (counted) expect(op);
       const span<T> o = counted ? out.view().subspan(0, want_count) : out.view();
-      call_on(op, policy, x.view(), o, keys.view(), keys_out.view(), flags.view(), counts.view(), count.view());
+      call_on(op, policy, in_place ? out.view() : x.view(), o, keys.view(), keys_out.view(), flags.view(),
+              counts.view(), count.view());
     } else {
       call_on(op, policy, span<T>(host_x), span<T>(host_out), span<std::int32_t>(host_keys),
               span<std::int32_t>(host_keys_out), span<std::uint8_t>(host_flags), span<std::uint64_t>(host_counts),
@@ -123,15 +125,10 @@ struct arrays {
     }
   }
 
-  // In place: out takes x's values again (before each timed call), then the call reads and
-  // writes out.
+  // Before an in-place call: out takes x's values again.
   void restore() {
     prism::check(cudaMemcpyAsync(out.data(), x.data(), x.size() * sizeof(T), cudaMemcpyDeviceToDevice, nullptr),
                  "cudaMemcpyAsync");
-  }
-  void call_in_place(operation op, impl which) {
-    call_on(op, par.with(which), out.view(), out.view(), keys.view(), keys_out.view(), flags.view(), counts.view(),
-            count.view());
   }
 
   // The outputs a call must write, from a sequential pass on the host: made by the first row that
@@ -319,20 +316,18 @@ void register_counted_and_in_place(bool gpu) {
                        [=](benchmark::State& state) {
                          arrays<float>& a =
                              row_arrays<arrays<float>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                         if (in_place) {
-                           time_on_gpu(state, traffic{bytes / 2, bytes / 2}, cache::none,
-                                       [&] { a.call_in_place(op, which); }, nullptr, [&] { a.restore(); });
-                           verify(state, row, [&] {
-                             return a.check(op, true, [&] {
-                               a.restore();
-                               a.call_in_place(op, which);
-                             });
-                           });
-                         } else {
-                           time_on_gpu(state, nullptr, bytes, [&] { a.call(op, which, true); });
-                           verify(state, row, [&] { return a.check(op, true, [&] { a.call(op, which, true); }); });
-                         }
+                         const auto before = [&] {
+                           if (in_place) a.restore();
+                         };
+                         const auto run = [&] { a.call(op, which, !in_place, in_place); };
+                         time_on_gpu(state, traffic{bytes / 2, bytes / 2}, cache::none, run, nullptr, before);
                          relate_to_ceiling(state);
+                         verify(state, row, [&] {
+                           return a.check(op, true, [&] {
+                             before();
+                             run();
+                           });
+                         });
                        }),
                    bytes, true);
       }

@@ -59,10 +59,16 @@ shift
 stages=${*:-build test python course sanitize bench}
 mkdir -p "$out"
 build=${PRISM_BUILD_DIR:-build-gpu}
-# The python stage's module, ahead of anything else on the path (course and bench use it too).
+# The python stage's module, ahead of anything else on the path (course and bench use it too),
+# once it is built.
 module="$build/python-gpu"
 [[ $module = /* ]] || module="$PWD/$module"
-[ -d "$module/prism_primitives" ] && export PYTHONPATH="$module${PYTHONPATH:+:$PYTHONPATH}"
+use_module() {
+  [ -d "$module/prism_primitives" ] && [[ ":${PYTHONPATH:-}:" != *":$module:"* ]] &&
+    export PYTHONPATH="$module${PYTHONPATH:+:$PYTHONPATH}"
+  return 0
+}
+use_module
 
 stage_build() {
   cmake --preset gpu && cmake --build --preset gpu -j "$(nproc)"
@@ -70,7 +76,7 @@ stage_build() {
 
 stage_python() {
   python/build-for.sh python3 "$build" "$module" || return 1
-  export PYTHONPATH="$module${PYTHONPATH:+:$PYTHONPATH}"
+  use_module
   python3 -m pytest -q -rfE -p no:cacheprovider python/tests &&
     python3 examples/07_python/main.py
 }
