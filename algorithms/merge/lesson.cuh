@@ -29,8 +29,9 @@
 //
 // 4. tile_staged (raw). Stage the tile through shared memory (moderngpu's kernel_merge): a
 //    partition kernel finds each tile of 2048 outputs' start by the same search; the block loads
-//    its two ranges into shared memory with coalesced reads, each thread searches its 8 outputs'
-//    start there and merges them sequentially, and the block writes the tile back with coalesced
+//    its two ranges into shared memory with coalesced reads (each thread issues its 8 loads into
+//    registers before storing any: a load stored as it arrives costs a memory latency each), each
+//    thread searches its 8 outputs' start there and merges them sequentially, and the block writes the tile back with coalesced
 //    stores. Every element is read once and written once, in full sectors: a streaming kernel,
 //    whose ceiling is the bandwidth of its 2n elements moved.
 #include <prism/merge.cuh>

@@ -129,7 +129,22 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
   const tile_ranges r{d0, a0, d0 - a0, static_cast<unsigned>(a1 - a0), static_cast<unsigned>((d1 - a1) - (d0 - a0))};
-  for (unsigned i = threadIdx.x; i < r.an + r.bn; i += block_size) s[i] = i < r.an ? a[r.a0 + i] : b[r.b0 + i - r.an];
+  // All vt loads of a thread are issued before the first store to shared memory: a loop that
+  // stored each element as it arrived would wait out a global memory latency per element, and
+  // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
+  constexpr unsigned vt = merge_vt<T>;
+  const unsigned count = r.an + r.bn;
+  T x[vt];
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    const unsigned i = threadIdx.x + k * block_size;
+    if (i < count) x[k] = i < r.an ? a[r.a0 + i] : b[r.b0 + (i - r.an)];
+  }
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    const unsigned i = threadIdx.x + k * block_size;
+    if (i < count) s[i] = x[k];
+  }
   return r;
 }
 
@@ -155,14 +170,24 @@ __global__ void __launch_bounds__(block_size)
   __syncthreads();
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
   unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
-  unsigned j = diagonal - i;
+  unsigned j = r.an + (diagonal - i);  // b's next element, as a position in the tile
+  // The sequential merge holds the next a and the next b in registers and reads one element of
+  // shared memory per output (the one that replaces the element taken), not two. A finished side's
+  // read is clamped into the tile and never taken.
+  const unsigned last = count - 1;
+  T next_a = s[cuda::std::min(i, last)], next_b = s[cuda::std::min(j, last)];
   T merged[vt];
   unsigned from[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const bool take_a = i < r.an && (j >= r.bn || !comp(s[r.an + j], s[i]));
-    from[k] = take_a ? i++ : r.an + j++;
-    if (diagonal + k < count) merged[k] = s[from[k]];
+    const bool take_a = i < r.an && (j >= count || !comp(next_b, next_a));
+    merged[k] = take_a ? next_a : next_b;
+    from[k] = take_a ? i++ : j++;
+    if (take_a) {
+      next_a = s[cuda::std::min(i, last)];
+    } else {
+      next_b = s[cuda::std::min(j, last)];
+    }
   }
   __syncthreads();
 #pragma unroll
@@ -173,11 +198,24 @@ __global__ void __launch_bounds__(block_size)
     }
   }
   __syncthreads();
-  for (unsigned k = threadIdx.x; k < count; k += block_size) {
-    out[r.first + k] = s[k];
-    if constexpr (with_values) {
-      const unsigned f = source[k];
-      values_out[r.first + k] = f < r.an ? values_a[r.a0 + f] : values_b[r.b0 + f - r.an];
+  // Written back as loaded: vt coalesced stores per thread, and with values vt gathers in flight.
+  V v[with_values ? vt : 1];
+  if constexpr (with_values) {
+#pragma unroll
+    for (unsigned k = 0; k < vt; ++k) {
+      const unsigned p = threadIdx.x + k * block_size;
+      if (p < count) {
+        const unsigned f = source[p];
+        v[k] = f < r.an ? values_a[r.a0 + f] : values_b[r.b0 + (f - r.an)];
+      }
+    }
+  }
+#pragma unroll
+  for (unsigned k = 0; k < vt; ++k) {
+    const unsigned p = threadIdx.x + k * block_size;
+    if (p < count) {
+      out[r.first + p] = s[p];
+      if constexpr (with_values) values_out[r.first + p] = v[k];
     }
   }
 }
