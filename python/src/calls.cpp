@@ -424,6 +424,29 @@ std::string dtype_name(nb::handle dtype) {
   return n;
 }
 
+// x.__dlpack__(stream=stream) as a capsule; whatever the producer raises becomes a ValueError that
+// names it (the producer's own exception chained), and anything but a capsule is refused.
+nb::object dlpack_capsule(nb::handle x, long long stream) {
+  nb::object method = nb::steal(PyObject_GetAttrString(x.ptr(), "__dlpack__"));
+  if (!method.is_valid()) {
+    PyErr_Clear();
+    throw std::invalid_argument("prism: a " + std::string(Py_TYPE(x.ptr())->tp_name) + " on a GPU without __dlpack__");
+  }
+  nb::object capsule;
+  try {
+    capsule = method(nb::arg("stream") = stream);
+  } catch (nb::python_error& error) {
+    if (!error.matches(PyExc_Exception)) throw;
+    const std::string why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
+    nb::raise_from(error, PyExc_ValueError, "prism: %s.__dlpack__(stream=%lld) failed (%s)", Py_TYPE(x.ptr())->tp_name,
+                   static_cast<long long>(stream), why.c_str());
+  }
+  if (!PyCapsule_CheckExact(capsule.ptr()))
+    throw std::invalid_argument("prism: " + std::string(Py_TYPE(x.ptr())->tp_name) + ".__dlpack__() returned a " +
+                                Py_TYPE(capsule.ptr())->tp_name + ", not a DLPack capsule");
+  return capsule;
+}
+
 // The shape and dtype name of x, for results like it.
 std::pair<std::vector<std::int64_t>, std::string> shape_and_dtype(nb::handle x, array_kind kind, int device) {
   switch (kind) {
@@ -448,7 +471,7 @@ std::pair<std::vector<std::int64_t>, std::string> shape_and_dtype(nb::handle x, 
   // Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
   // layout is read, so its producer is asked for no synchronization (stream -1).
   if (device >= 0 && kind == array_kind::dlpack) {
-    nb::object capsule = call_attr(x, "__dlpack__")(nb::arg("stream") = -1);
+    nb::object capsule = dlpack_capsule(x, -1);
     auto [shape, type] = describe(capsule);
     return {std::move(shape), type};
   }
@@ -475,12 +498,16 @@ class call {
       nb::handle x = PySequence_Fast_GET_ITEM(items.ptr(), i);
       if (x.is_none()) continue;
       const array_kind k = kind_of(x);
+      // After the first GPU array, the arrays of known libraries are not asked again (their device
+      // is checked where they are read); a plain DLPack producer still answers __dlpack_device__,
+      // so that one whose answer is broken is refused whichever argument it is.
+      if (device_ >= 0) {
+        if (k == array_kind::dlpack) (void)gpu_device(x, k);
+        continue;
+      }
       if (!like_.is_valid()) kind_ = k, like_ = nb::borrow(x);
       const int d = gpu_device(x, k);
-      if (d >= 0) {
-        kind_ = k, like_ = nb::borrow(x), device_ = d;
-        break;
-      }
+      if (d >= 0) kind_ = k, like_ = nb::borrow(x), device_ = d;
     }
     if (device_ >= 0) {
       nb::object producer_owner;
@@ -599,26 +626,7 @@ class call {
   bool foreign() const noexcept { return foreign_; }
 
  private:
-  nb::object dlpack_of(nb::handle x) {
-    nb::object method = nb::steal(PyObject_GetAttrString(x.ptr(), "__dlpack__"));
-    if (!method.is_valid()) {
-      PyErr_Clear();
-      throw std::invalid_argument("prism: a " + std::string(Py_TYPE(x.ptr())->tp_name) + " on a GPU without __dlpack__");
-    }
-    nb::object capsule;
-    try {
-      capsule = method(nb::arg("stream") = dlpack_stream_);
-    } catch (nb::python_error& error) {
-      if (!error.matches(PyExc_Exception)) throw;
-      const std::string why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
-      nb::raise_from(error, PyExc_ValueError, "prism: %s.__dlpack__(stream=%lld) failed (%s)", Py_TYPE(x.ptr())->tp_name,
-                     static_cast<long long>(dlpack_stream_), why.c_str());
-    }
-    if (!PyCapsule_CheckExact(capsule.ptr()))
-      throw std::invalid_argument("prism: " + std::string(Py_TYPE(x.ptr())->tp_name) + ".__dlpack__() returned a " +
-                                  Py_TYPE(capsule.ptr())->tp_name + ", not a DLPack capsule");
-    return capsule;
-  }
+  nb::object dlpack_of(nb::handle x) { return dlpack_capsule(x, dlpack_stream_); }
 
   nb::object allocate(const std::vector<std::int64_t>& shape, const std::string& dtype_name) {
     libraries& l = libraries::get();
