@@ -299,8 +299,6 @@ template <class P, class S, class Pred>
 std::size_t select_spans(const char* algorithm, const execution_policy& policy, bool partition, span<const P> x,
                          span<const S> stencil, span<P> whole_out, Pred pred, span<std::size_t>* into) {
   const std::size_t n = x.size();
-  const family& offered = partition ? scan_family_of<scan_operation::partition, widest<P, S>>
-                                     : scan_family_of<scan_operation::compact, widest<P, S>>;
   // A partition writes every element: its output holds n, or nothing is counted that could help.
   const std::size_t capacity = whole_out.size();
   if (partition && capacity < n) {
@@ -314,6 +312,9 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
   const S* st = stencil.data();
   P* o = out.data();
   const bool in_place = n > 0 && static_cast<const void*>(in) == static_cast<const void*>(o) && out.size() == n;
+  const family& offered = partition  ? scan_family_of<scan_operation::partition, widest<P, S>>
+                          : in_place ? scan_in_place_family
+                                     : scan_family_of<scan_operation::compact, widest<P, S>>;
   const cudaStream_t stream = policy.stream();
   const auto on_thrust = [&](const auto& p, std::size_t*) -> counted {
     if (counted_first) require_fits(algorithm, count_on_thrust(p, kept_at<S, Pred>{st, pred}, n), capacity);
@@ -497,14 +498,17 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
       },
   };
   if constexpr (ByKey) {
-    return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique_by_key, widest<K, P>>, policy,
+    const family& offered =
+        in_place ? scan_in_place_family : scan_family_of<scan_operation::unique_by_key, widest<K, P>>;
+    return dispatch<Eq>({algorithm, offered, policy,
                          {array_ref::input(keys, "the keys"), array_ref::input(values, "the values").sized(n),
                           array_ref::output_of(keys_out, "the keys' output", 0),
                           array_ref::output_of(values_out, "the values' output", 1)},
                          n},
                         count_to(into), unique);
   } else {
-    return dispatch<Eq>({algorithm, scan_family_of<scan_operation::unique, sizeof(K)>, policy,
+    const family& offered = in_place ? scan_in_place_family : scan_family_of<scan_operation::unique, sizeof(K)>;
+    return dispatch<Eq>({algorithm, offered, policy,
                          {array_ref::input(keys, "the input"), array_ref::output_of(keys_out, "the output", 0)},
                          n},
                         count_to(into), unique);

@@ -114,6 +114,12 @@ inline constexpr automatic_row scan_automatic_rows[3] = {{0, impl::raw}, {CubFro
 template <scan_operation Op, std::size_t Width, std::size_t RawFrom = SIZE_MAX>
 inline constexpr family scan_family_of{scan_implementations, scan_automatic_rows<scan_cub_from(Op, Width), RawFrom>};
 
+// In place, CUB's selections copy their input into scratch first (n elements more read and
+// written), while raw's compaction and unique run as they are: automatic stays on raw
+// (docs/benchmarks/scan.md, "In place": cub_in_place against raw_in_place at 2^28).
+inline constexpr automatic_row scan_in_place_rows[1] = {{0, impl::raw}};
+inline constexpr family scan_in_place_family{scan_implementations, scan_in_place_rows};
+
 // What a scan combines with.
 enum class scan_op { sum, min, max };
 

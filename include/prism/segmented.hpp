@@ -72,11 +72,17 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` table (device memory; host memory runs cpu). Not yet
-// measured: cub, until bench/segmented.cu's rows are committed and bench/report derives the table.
+// The family's registry and its `automatic` tables (device memory; host memory runs cpu), from the
+// rows of docs/benchmarks/segmented.md at 2^28 (H200): raw for segments given by offsets, whose
+// warp per segment reads 3-5x faster than CUB's DeviceSegmentedReduce on short segments (it
+// loses on one segment of everything, where both run one block); cub for the reductions of rows
+// of a fixed size, where CUB's small-segment policies lead (1.9x raw on 32-element rows); raw for
+// every scan, ahead of DeviceSegmentedScan on all but the one-segment rows.
 inline constexpr impl segmented_implementations[] = {impl::cpu, impl::thrust, impl::raw_naive, impl::raw, impl::cub};
-inline constexpr automatic_row segmented_automatic[] = {{0, impl::cub}};
+inline constexpr automatic_row segmented_automatic[] = {{0, impl::raw}};
+inline constexpr automatic_row segmented_rows_automatic[] = {{0, impl::cub}};
 inline constexpr family segmented_family{segmented_implementations, segmented_automatic};
+inline constexpr family segmented_rows_family{segmented_implementations, segmented_rows_automatic};
 
 // Segments of one fixed size: the rows of a row-major matrix of `size` columns.
 struct fixed_segments {
