@@ -22,6 +22,11 @@
 // single GPU must move), busbw for the reference rows (NCCL's definition: bytes x 2(k-1)/k over
 // the time). bench/scale_report computes the weak-scaling efficiency t(k = 1) / t(k = 2) and the
 // strong-scaling speed-up t(k = 1) / t(k = 2) per operation and mode.
+// The sort rows (weak/sort, strong/sort: uint32 keys, i * 2654435761 mod 2^32, a permutation) are
+// timed by the wall clock from the call to the end of every GPU's work: the sample sort waits for
+// its GPUs between its phases, so its streams cannot be held. Their counters split the time into
+// the local sort, the exchange (samples, splitters, cuts, all-to-all) and the merge, and give the
+// imbalance (the largest shard over n / k); GB/s counts 8 bytes per key (read and written once).
 #include <prism/distributed.hpp>
 
 #if PRISM_WITH_MPI
@@ -37,6 +42,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,17 +95,23 @@ class multi_hold {
 };
 
 // The arrays of one row, on the row's communicator.
+enum class operation { add, sum, inclusive_scan, allreduce, sort };
+
 struct arrays {
   sharded<float> x, y, out;
   replicated<float> total;
-  arrays(const communicator& comm, std::uint64_t n) : x(comm, n), y(comm, n), out(comm, n), total(comm) {
+  sharded<std::uint32_t> keys;
+  std::optional<sharded<std::uint32_t>> sorted;
+  sharded_sort_report report;
+  arrays(const communicator& comm, std::uint64_t n, bool sorting)
+      : x(comm, sorting ? 0 : n), y(comm, sorting ? 0 : n), out(comm, sorting ? 0 : n), total(comm),
+        keys(comm, sorting ? n : 0) {
     fill(x, 1.0f);
     fill(y, 2.0f);
+    if (sorting) sequence(keys, 0u, 2654435761u);
     comm.synchronize();
   }
 };
-
-enum class operation { add, sum, inclusive_scan, allreduce };
 
 void check_nccl(ncclResult_t r) {
   if (r != ncclSuccess) throw nccl_error(r, "ncclAllReduce", "bench_scale");
@@ -181,8 +193,30 @@ const communicator* communicator_for(int k) {
 #endif
 }
 
+// The sorted keys: n in all, and ascending within and across the shards this process holds.
+std::string verify_sort(const communicator& comm, arrays& a, std::uint64_t n) {
+  const sharded<std::uint32_t>& sorted = *a.sorted;
+  if (sorted.size() != n) return "sorted " + std::to_string(sorted.size()) + " keys of " + std::to_string(n);
+  comm.synchronize();
+  device_guard guard;
+  std::uint32_t before = 0;
+  for (int g = 0; g < comm.local_count(); ++g) {
+    const std::uint64_t m = sorted.local_size(g);
+    if (m == 0) continue;
+    guard.set(comm.device(g));
+    std::vector<std::uint32_t> keys(m);
+    check(cudaMemcpy(keys.data(), sorted.local(g).data(), m * sizeof(std::uint32_t), cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
+    if (keys[0] < before || !std::is_sorted(keys.begin(), keys.end()))
+      return "rank " + std::to_string(comm.rank(g)) + "'s shard is out of order";
+    before = keys.back();
+  }
+  return "";
+}
+
 // Checks a few outputs of the row's last call: add gives 3, the sum n, the scan i + 1.
 std::string verify_row(operation op, const communicator& comm, arrays& a, std::uint64_t n) {
+  if (op == operation::sort) return verify_sort(comm, a, n);
   if (op == operation::sum) {
     const double got = a.total.to_host(0)[0];
     return std::abs(got - double(n)) <= 1e-3 * double(n) ? "" : "sum " + std::to_string(got) + ", want " + std::to_string(n);
@@ -208,17 +242,22 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
   const std::string mode = world_size == 1 ? "single" : "mpi";
   const std::string row = scaling + "/" + op_name + "/" + mode + "/" + std::to_string(k) + "/" + std::to_string(n);
   const double bytes = op == operation::add ? 12.0 * n : op == operation::sum ? 4.0 * n
-                       : op == operation::inclusive_scan ? 8.0 * n : 4.0 * n;
+                       : op == operation::inclusive_scan || op == operation::sort ? 8.0 * n : 4.0 * n;
   benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
     const communicator* comm = communicator_for(k);
     std::unique_ptr<arrays> a;
     // The reference all-reduce works on x (the first n floats of it, per rank).
-    if (comm != nullptr) a = std::make_unique<arrays>(*comm, op == operation::allreduce ? n * comm->size() : n);
+    if (comm != nullptr)
+      a = std::make_unique<arrays>(*comm, op == operation::allreduce ? n * comm->size() : n, op == operation::sort);
     const std::function<void()> call = [&] {
       switch (op) {
         case operation::add: add(a->x, a->y, a->out); break;
         case operation::sum: sum(a->x, a->total); break;
         case operation::inclusive_scan: inclusive_scan(a->x, a->out); break;
+        case operation::sort:
+          a->sorted.reset();
+          a->sorted.emplace(prism::sort(a->keys, &a->report));
+          break;
         case operation::allreduce: {
           check_nccl(ncclGroupStart());
           for (int g = 0; g < comm->local_count(); ++g)
@@ -234,10 +273,23 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
       call();
       comm->synchronize();
     }
-    for (int warm = 0; warm < 2; ++warm) time_once(comm, call);
+    // The sort waits for its GPUs inside the call: timed by the wall clock, every rank together.
+    const auto timed = [&]() -> std::pair<double, double> {
+      if (op != operation::sort) return time_once(comm, call);
+      barrier();
+      const auto begin = std::chrono::steady_clock::now();
+      if (comm != nullptr) {
+        call();
+        comm->synchronize();
+      }
+      const double wall =
+          max_over_ranks(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+      return {wall, wall};
+    };
+    for (int warm = 0; warm < 2; ++warm) timed();
     double gpu_total = 0, wall_total = 0;
     for (auto _ : state) {
-      const auto [gpu, wall] = time_once(comm, call);
+      const auto [gpu, wall] = timed();
       state.SetIterationTime(gpu);
       gpu_total += gpu;
       wall_total += wall;
@@ -250,6 +302,13 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
     state.counters["bytes"] = bytes;
     state.counters["GB/s"] = bytes / gpu / 1e9;
     if (op == operation::allreduce) state.counters["busbw_GBps"] = bytes * 2.0 * (k - 1) / k / gpu / 1e9;
+    if (op == operation::sort) {  // every rank takes part in the maxima, one outside the row too
+      const sharded_sort_report r = a ? a->report : sharded_sort_report{};
+      state.counters["local_sort_ms"] = max_over_ranks(r.local_sort_ms);
+      state.counters["exchange_ms"] = max_over_ranks(r.exchange_ms);
+      state.counters["merge_ms"] = max_over_ranks(r.merge_ms);
+      state.counters["imbalance"] = max_over_ranks(r.imbalance);
+    }
     std::string wrong = comm != nullptr ? verify_row(op, *comm, *a, n) : "";
     // Every rank learns whether any rank's check failed.
     if (max_over_ranks(wrong.empty() ? 0.0 : 1.0) > 0) state.SkipWithError(("wrong result: " + (wrong.empty() ? std::string("on another rank") : wrong)).c_str());
@@ -273,6 +332,8 @@ void register_rows(int gpus) {
     register_row("strong", operation::add, "add", k, strong);
     register_row("strong", operation::sum, "sum", k, strong);
     register_row("strong", operation::inclusive_scan, "inclusive_scan", k, strong);
+    register_row("weak", operation::sort, "sort", k, per_gpu * k);
+    register_row("strong", operation::sort, "sort", k, strong);
     if (k > 1) {
       register_row("reference", operation::allreduce, "allreduce", k, 1);
       register_row("reference", operation::allreduce, "allreduce", k, per_gpu);

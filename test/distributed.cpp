@@ -18,12 +18,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace {
@@ -178,6 +181,73 @@ TEST(DistributedLayout, MisalignedArraysAreNamed) {
   }
   EXPECT_THROW(prism::detail::require_aligned("add", {&a, &c}), std::invalid_argument);
   EXPECT_THROW(prism::detail::require_aligned("add", {&a, &other}), std::invalid_argument);
+}
+
+
+// The sample sort's plan (algorithms/distributed/sort.cu) run on the host over simulated ranks:
+// the same splitters, cuts and sizes the GPUs compute, then every rank's received pieces stably
+// merged, against one stable sort of everything. Many duplicates, empty ranks, k up to 8.
+TEST(DistributedSort, SamplePlanSortsStablyAndBalances) {
+  using prism::detail::sort_sample;
+  std::mt19937_64 random(fresh_seed());
+  for (int k : {2, 3, 5, 8}) {
+    for (std::uint64_t distinct : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{1} << 40}) {
+      // Shards of random sizes (some empty); each element is (key, its global index).
+      std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> shards(k);
+      std::uint64_t n = 0;
+      for (int r = 0; r < k; ++r) {
+        const std::uint64_t m = r == 1 ? 0 : random() % 5000;
+        for (std::uint64_t i = 0; i < m; ++i) shards[r].push_back({random() % distinct, n++});
+      }
+      const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+      std::vector<sort_sample> samples;
+      for (int r = 0; r < k; ++r) {
+        std::stable_sort(shards[r].begin(), shards[r].end(), by_key);
+        const std::uint64_t m = shards[r].size(), s = prism::detail::samples_per_rank;
+        for (std::uint64_t i = 0; i < s; ++i) {
+          const std::uint64_t position = m >= s ? i * m / s : i;
+          const std::uint64_t next = m >= s ? (i + 1 == s ? m : (i + 1) * m / s) : position + 1;
+          samples.push_back(position < m ? sort_sample{shards[r][position].first, std::uint32_t(r), 1, position,
+                                                       next - position}
+                                         : sort_sample{});
+        }
+      }
+      const std::vector<sort_sample> splitters = prism::detail::choose_splitters(samples, k);
+      ASSERT_EQ(splitters.size(), n == 0 ? 0u : std::size_t(k - 1));
+      std::vector<std::uint64_t> cuts;
+      for (int r = 0; r < k; ++r) {
+        cuts.push_back(0);
+        for (const sort_sample& splitter : splitters) {
+          const auto lower = std::lower_bound(shards[r].begin(), shards[r].end(), std::pair{splitter.ordinal, 0ull}, by_key);
+          const auto upper = std::upper_bound(shards[r].begin(), shards[r].end(), std::pair{splitter.ordinal, 0ull}, by_key);
+          cuts.push_back(prism::detail::cut_at(splitter, std::uint32_t(r), lower - shards[r].begin(),
+                                               upper - shards[r].begin()));
+        }
+        cuts.push_back(shards[r].size());
+      }
+      const std::vector<std::uint64_t> sizes = prism::detail::sizes_after_exchange(cuts, k);
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> result;
+      for (int d = 0; d < k; ++d) {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> received;  // in rank order, then merged stably
+        for (int r = 0; r < k; ++r) {
+          const std::uint64_t begin = cuts[r * (k + 1) + d], end = cuts[r * (k + 1) + d + 1];
+          ASSERT_LE(begin, end);
+          received.insert(received.end(), shards[r].begin() + begin, shards[r].begin() + end);
+        }
+        ASSERT_EQ(received.size(), sizes[d]);
+        std::stable_sort(received.begin(), received.end(), by_key);
+        result.insert(result.end(), received.begin(), received.end());
+        // Weighted regular sampling's bound for shards of any sizes: n / k + 2 n / s, and a few for
+        // the rounding of the positions.
+        EXPECT_LE(sizes[d], n / k + 2 * n / prism::detail::samples_per_rank + k + 1) << "k " << k << ", rank " << d;
+      }
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> all;
+      for (const auto& shard : shards) all.insert(all.end(), shard.begin(), shard.end());
+      std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      std::stable_sort(all.begin(), all.end(), by_key);
+      EXPECT_EQ(result, all) << "k " << k << ", " << distinct << " distinct keys";
+    }
+  }
 }
 
 // ---- element-wise ------------------------------------------------------------------------------------
@@ -440,6 +510,110 @@ TEST_P(Distributed, GpuScansMatchHost) {
   }
   check_scans<double>(comm(), 4097, seed);
   check_scans<std::uint64_t>(comm(), 4097, seed);
+}
+
+// ---- sorting ----------------------------------------------------------------------------------------------
+
+// The sort family's order on the bits of K: what prism::sort and the sharded sort sort by.
+template <class K>
+std::uint64_t ordinal_of(K key) {
+  using B = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+  B x;
+  std::memcpy(&x, &key, sizeof x);
+  constexpr B sign = B(1) << (sizeof(B) * 8 - 1);
+  if constexpr (std::is_unsigned_v<K>) return x;
+  else if constexpr (std::is_integral_v<K>) return x ^ sign;
+  else {
+    if (x == sign) x = 0;  // -0.0 is +0.0
+    return (x & sign) ? B(~x) : B(x ^ sign);
+  }
+}
+
+// Keys with duplicates and, for floating point, both zeros and NaNs of both signs.
+template <class K>
+std::vector<K> sort_keys_for(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<K> keys(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<K>) {
+      const std::uint64_t pick = random() % 16;
+      keys[i] = pick == 0   ? K(0.0)
+                : pick == 1 ? -K(0.0)
+                : pick == 2 ? std::numeric_limits<K>::quiet_NaN()
+                : pick == 3 ? -std::numeric_limits<K>::quiet_NaN()
+                            : K(std::int64_t(random() % 200) - 100) / K(4);
+    } else {
+      keys[i] = static_cast<K>(random() % 1000 - (std::is_signed_v<K> ? 500 : 0));
+    }
+  }
+  return keys;
+}
+
+// prism::sort and prism::sort_by_key of sharded arrays against one stable sort on the host: the
+// same bits in the same order (values are the global indices, so stability shows), shards whose
+// sizes add up, and a report that says how even they are.
+template <class K>
+void check_sort(communicator& comm, std::uint64_t n, std::uint64_t seed) {
+  SCOPED_TRACE(std::string(typeid(K).name()) + ", n = " + std::to_string(n));
+  const std::vector<K> keys = sort_keys_for<K>(n, seed);
+  std::vector<std::uint32_t> order(n);
+  for (std::uint64_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return ordinal_of(keys[a]) < ordinal_of(keys[b]); });
+  sharded<K> dkeys(comm, n);
+  sharded<std::uint32_t> dvalues(comm, n);
+  dkeys.copy_from(keys);
+  std::vector<std::uint32_t> index(n);
+  for (std::uint64_t i = 0; i < n; ++i) index[i] = static_cast<std::uint32_t>(i);
+  dvalues.copy_from(index);
+  prism::sharded_sort_report report;
+  const sharded<K> sorted = prism::sort(dkeys, &report);
+  const auto [sorted_keys, sorted_values] = prism::sort_by_key(dkeys, dvalues);
+  EXPECT_EQ(sorted.size(), n);
+  EXPECT_EQ(sorted.layout().starts, sorted_keys.layout().starts) << "the same keys, the same split";
+  EXPECT_EQ(sorted_values.layout().starts, sorted_keys.layout().starts);
+  EXPECT_GE(report.imbalance, n == 0 ? 0.0 : 1.0);
+  EXPECT_LE(report.largest_shard, n / comm.size() + 2 * n / prism::detail::samples_per_rank + comm.size() + 1);
+  std::vector<K> got(n), got_by_key(n);
+  std::vector<std::uint32_t> got_values(n, 0xFFFFFFFFu);
+  sorted.copy_to(got);
+  sorted_keys.copy_to(got_by_key);
+  sorted_values.copy_to(got_values);
+  int reported = 0;
+  for (auto [begin, end] : held(sorted)) {
+    for (std::uint64_t i = begin; i < end && reported < 5; ++i) {
+      const K want = keys[order[i]];
+      // Stable: even the two zeros, equal in the order, keep their places.
+      if (std::memcmp(&got[i], &want, sizeof(K)) != 0) ADD_FAILURE() << "sort: element " << i << " (" << ++reported << ")";
+      if (std::memcmp(&got_by_key[i], &want, sizeof(K)) != 0 || got_values[i] != order[i])
+        ADD_FAILURE() << "sort_by_key: element " << i << " holds index " << got_values[i] << ", want " << order[i]
+                      << " (" << ++reported << ")";
+    }
+  }
+}
+
+TEST_P(Distributed, GpuSortIsTheStableSort) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    check_sort<float>(comm(), n, seed);
+    check_sort<std::uint32_t>(comm(), n, seed);
+  }
+  check_sort<double>(comm(), 4099, seed);
+  check_sort<std::int64_t>(comm(), 4099, seed);
+  check_sort<std::int32_t>(comm(), 100003, seed);
+  check_sort<std::uint64_t>(comm(), 100003, seed);
+}
+
+TEST_P(Distributed, GpuSortOfEqualKeysBalances) {
+  // Every key the same: the splitters tell them apart by rank and position, so the shards stay even.
+  const std::uint64_t n = (1u << 20) + 7;
+  sharded<std::uint32_t> x(comm(), n);
+  prism::fill(x, 42u);
+  prism::sharded_sort_report report;
+  const sharded<std::uint32_t> sorted = prism::sort(x, &report);
+  EXPECT_LE(report.imbalance, 1.0 + double(comm().size()) / prism::detail::samples_per_rank + 1e-3);
+  EXPECT_EQ(prism::count_if(sorted, prism::comparison::equal, 42u), n);
 }
 
 // ---- empty shards and mismatched arrays ---------------------------------------------------------------------
