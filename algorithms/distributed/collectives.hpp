@@ -41,19 +41,28 @@ inline unsigned char* result_slot(const communicator& comm, int g) {
   return own_slot(comm, g) + communicator::slot_bytes * (static_cast<std::size_t>(comm.size()) + 1);
 }
 
-// Every rank's `bytes` from slot 0 into the gathered slots, in rank order, on every GPU.
-inline void all_gather_slots(const char* algorithm, const execution_policy& policy, const communicator& comm,
-                             std::size_t bytes) {
+// Every rank's `bytes` from send(g) into recv(g), in rank order, on every local GPU (one group).
+template <class Send, class Recv>
+void all_gather(const char* algorithm, const execution_policy& policy, const communicator& comm, Send send, Recv recv,
+                std::size_t bytes) {
   nccl_check(ncclGroupStart(), "ncclGroupStart", algorithm);
   for (int g = 0; g < comm.local_count(); ++g) {
-    const ncclResult_t status = ncclAllGather(own_slot(comm, g), gathered_slots(comm, g), bytes, ncclUint8,
-                                              comm.nccl(g), stream_of(algorithm, policy, comm, g));
+    const ncclResult_t status =
+        ncclAllGather(send(g), recv(g), bytes, ncclUint8, comm.nccl(g), stream_of(algorithm, policy, comm, g));
     if (status != ncclSuccess) {
       (void)ncclGroupEnd();
       nccl_check(status, "ncclAllGather", algorithm);
     }
   }
   nccl_check(ncclGroupEnd(), "ncclGroupEnd", algorithm);
+}
+
+// Every rank's `bytes` from slot 0 into the gathered slots, in rank order, on every GPU.
+inline void all_gather_slots(const char* algorithm, const execution_policy& policy, const communicator& comm,
+                             std::size_t bytes) {
+  all_gather(
+      algorithm, policy, comm, [&](int g) { return own_slot(comm, g); },
+      [&](int g) { return gathered_slots(comm, g); }, bytes);
 }
 
 // buffers[g][0 .. count) = the sum (product) over ranks, in place, on every GPU.

@@ -197,11 +197,15 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
   const int k = comm.size(), local = comm.local_count();
   const std::uint64_t n = keys.size();
   device_guard guard;
+  // Every step on local GPU g runs on one stream: the policy's there (the communicator's, or the
+  // caller's with one local GPU), so the single-GPU sort and merge are ordered with the rest.
   const auto policy_of = [&](int g) { return shard_policy(algorithm, policy, comm, g); };
+  std::vector<cudaStream_t> streams;
+  for (int g = 0; g < local; ++g) streams.push_back(policy_of(g).stream());
   const auto wait_all = [&] {
     for (int g = 0; g < local; ++g) {
       guard.set(comm.device(g));
-      check(cudaStreamSynchronize(comm.stream(g)), "cudaStreamSynchronize", algorithm);
+      check(cudaStreamSynchronize(streams[g]), "cudaStreamSynchronize", algorithm);
     }
   };
   const auto values_in = [&](int g) { return static_cast<const V*>(values[g]); };
@@ -257,26 +261,19 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
   for (int g = 0; g < local; ++g) {
     samples.emplace_back(comm.device(g), per_rank * (static_cast<std::size_t>(k) + 1));
     guard.set(comm.device(g));
-    launch(algorithm, "sample_kernel", sample_kernel<B>, blocks_for(per_rank), block_size, comm.stream(g),
+    launch(algorithm, "sample_kernel", sample_kernel<B>, blocks_for(per_rank), block_size, streams[g],
            reinterpret_cast<const B*>(sorted_keys[g].data()), keys.local_size(g),
            static_cast<std::uint32_t>(comm.rank(g)), order, samples[g].data());
   }
-  nccl_check(ncclGroupStart(), "ncclGroupStart", algorithm);
-  for (int g = 0; g < local; ++g) {
-    const ncclResult_t status = ncclAllGather(samples[g].data(), samples[g].data() + per_rank,
-                                              per_rank * sizeof(sort_sample), ncclUint8, comm.nccl(g), comm.stream(g));
-    if (status != ncclSuccess) {
-      (void)ncclGroupEnd();
-      nccl_check(status, "ncclAllGather", algorithm);
-    }
-  }
-  nccl_check(ncclGroupEnd(), "ncclGroupEnd", algorithm);
+  all_gather(
+      algorithm, policy, comm, [&](int g) { return samples[g].data(); },
+      [&](int g) { return samples[g].data() + per_rank; }, per_rank * sizeof(sort_sample));
   std::vector<sort_sample> gathered(per_rank * static_cast<std::size_t>(k));
   guard.set(comm.device(0));
   check(cudaMemcpyAsync(gathered.data(), samples[0].data() + per_rank, gathered.size() * sizeof(sort_sample),
-                        cudaMemcpyDeviceToHost, comm.stream(0)),
+                        cudaMemcpyDeviceToHost, streams[0]),
         "cudaMemcpyAsync", algorithm);
-  check(cudaStreamSynchronize(comm.stream(0)), "cudaStreamSynchronize", algorithm);
+  check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize", algorithm);
   const std::vector<sort_sample> splitters = choose_splitters(std::move(gathered), k);
 
   // 3. Every rank's cuts at the splitters, all-gathered (k + 1 per rank: 0, the k - 1 cuts, its size).
@@ -285,21 +282,22 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
   for (const sort_sample& s : splitters) ordinals.push_back(s.ordinal);
   const int count = static_cast<int>(ordinals.size());
   std::vector<on_device<std::uint64_t>> cut_memory;
+  // [ordinals (count) | bounds (2 count) | own cuts (row) | every rank's cuts (k row)]
+  const auto own_cuts_at = [&](int g) { return cut_memory[g].data() + 3 * ordinals.size(); };
   std::vector<std::vector<std::uint64_t>> bounds(local, std::vector<std::uint64_t>(2 * ordinals.size()));
   for (int g = 0; g < local; ++g) {
-    // [ordinals (count) | bounds (2 count) | own cuts (row) | every rank's cuts (k row)]
     cut_memory.emplace_back(comm.device(g), 3 * ordinals.size() + row * (static_cast<std::size_t>(k) + 1));
     guard.set(comm.device(g));
     std::uint64_t* memory = cut_memory[g].data();
     if (count > 0) {
       check(cudaMemcpyAsync(memory, ordinals.data(), count * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
-                            comm.stream(g)),
+                            streams[g]),
             "cudaMemcpyAsync", algorithm);
-      launch(algorithm, "bounds_kernel", bounds_kernel<B>, blocks_for(count), block_size, comm.stream(g),
+      launch(algorithm, "bounds_kernel", bounds_kernel<B>, blocks_for(count), block_size, streams[g],
              reinterpret_cast<const B*>(sorted_keys[g].data()), keys.local_size(g), order,
              static_cast<const std::uint64_t*>(memory), count, memory + count);
       check(cudaMemcpyAsync(bounds[g].data(), memory + count, 2 * count * sizeof(std::uint64_t),
-                            cudaMemcpyDeviceToHost, comm.stream(g)),
+                            cudaMemcpyDeviceToHost, streams[g]),
             "cudaMemcpyAsync", algorithm);
     }
   }
@@ -315,27 +313,18 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
     }
     own_cuts[g][k] = keys.local_size(g);
     guard.set(comm.device(g));
-    check(cudaMemcpyAsync(cut_memory[g].data() + 3 * ordinals.size(), own_cuts[g].data(), row * sizeof(std::uint64_t),
-                          cudaMemcpyHostToDevice, comm.stream(g)),
+    check(cudaMemcpyAsync(own_cuts_at(g), own_cuts[g].data(), row * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+                          streams[g]),
           "cudaMemcpyAsync", algorithm);
   }
-  nccl_check(ncclGroupStart(), "ncclGroupStart", algorithm);
-  for (int g = 0; g < local; ++g) {
-    std::uint64_t* own = cut_memory[g].data() + 3 * ordinals.size();
-    const ncclResult_t status =
-        ncclAllGather(own, own + row, row * sizeof(std::uint64_t), ncclUint8, comm.nccl(g), comm.stream(g));
-    if (status != ncclSuccess) {
-      (void)ncclGroupEnd();
-      nccl_check(status, "ncclAllGather", algorithm);
-    }
-  }
-  nccl_check(ncclGroupEnd(), "ncclGroupEnd", algorithm);
+  all_gather(algorithm, policy, comm, own_cuts_at, [&](int g) { return own_cuts_at(g) + row; },
+             row * sizeof(std::uint64_t));
   std::vector<std::uint64_t> cuts(row * static_cast<std::size_t>(k));
   guard.set(comm.device(0));
-  check(cudaMemcpyAsync(cuts.data(), cut_memory[0].data() + 3 * ordinals.size() + row,
-                        cuts.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, comm.stream(0)),
+  check(cudaMemcpyAsync(cuts.data(), own_cuts_at(0) + row,
+                        cuts.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, streams[0]),
         "cudaMemcpyAsync", algorithm);
-  check(cudaStreamSynchronize(comm.stream(0)), "cudaStreamSynchronize", algorithm);
+  check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize", algorithm);
   const std::vector<std::uint64_t> sizes = sizes_after_exchange(cuts, k);
   const auto piece = [&](int from, int to) { return cuts[from * row + to + 1] - cuts[from * row + to]; };
   const auto piece_start = [&](int from, int to) { return cuts[from * row + to]; };
@@ -368,15 +357,15 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
           if (d == r) {
             if (got > 0)
               check(cudaMemcpyAsync(target, static_cast<const T*>(from[g].data()) + piece_start(r, r), got * sizeof(T),
-                                    cudaMemcpyDeviceToDevice, comm.stream(g)),
+                                    cudaMemcpyDeviceToDevice, streams[g]),
                     "cudaMemcpyAsync", algorithm);
           } else {
             if (sent > 0)
               nccl_check(ncclSend(static_cast<const T*>(from[g].data()) + piece_start(r, d), sent * sizeof(T),
-                                  ncclUint8, d, comm.nccl(g), comm.stream(g)),
+                                  ncclUint8, d, comm.nccl(g), streams[g]),
                          "ncclSend", algorithm);
             if (got > 0)
-              nccl_check(ncclRecv(target, got * sizeof(T), ncclUint8, d, comm.nccl(g), comm.stream(g)), "ncclRecv",
+              nccl_check(ncclRecv(target, got * sizeof(T), ncclUint8, d, comm.nccl(g), streams[g]), "ncclRecv",
                          algorithm);
           }
           at += got;
