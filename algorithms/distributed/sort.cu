@@ -394,16 +394,15 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
     }
     guard.set(comm.device(g));
     const execution_policy p = policy_of(g);
-    using VV = std::conditional_t<with_values, V, void>;
-    VV* received_v = nullptr;
-    VV* spare_v = nullptr;
-    VV* out_v = nullptr;
+    V* received_v = nullptr;  // V is void for keys alone: no values
+    V* spare_v = nullptr;
+    V* out_v = nullptr;
     if constexpr (with_values) {
       received_v = received_values[g].data();
       spare_v = spare_values[g].data();
       out_v = static_cast<V*>(out.values[g]);
     }
-    merge_runs<K, VV>(p, algorithm, std::move(runs), {received_keys[g].data(), received_v},
+    merge_runs<K, V>(p, algorithm, std::move(runs), {received_keys[g].data(), received_v},
                       {spare_keys[g].data(), spare_v}, {static_cast<K*>(out.keys[g]), out_v});
   }
   wait_all();
