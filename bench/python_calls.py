@@ -12,6 +12,8 @@ Rows (us per call):
           prism.add(a, b, out=c) vs np.add(a, b, out=c)
   torch   prism.add(a, b, out=c) vs torch.add(a, b, out=c)
           prism.sum(x, out=r) vs torch.sum(x, 0, out=r)   prism.sum(x) (0-d) vs torch.sum(x)
+          and prism.add(out=c)'s parts: torch's DLPack export and stream query, the call's
+          arguments, the compiled binding, the Python wrapper, each row adding one step
   cpu threads: prism.add(out=) and prism.sum of float32 at 2^8 .. 2^22 with one thread and with
           OpenMP's team (PRISM_CPU_SERIAL_BELOW set to 0 and to 2^62 in child processes), and the
           crossover: what <prism/dispatch.hpp>'s cpu_serial_below_bytes() is chosen from.
@@ -75,6 +77,35 @@ def torch_rows(prism, torch):
     }
 
 
+def torch_parts(prism, torch):
+    """What prism.add(a, b, out=c) on torch's GPU tensors is made of, piece by piece: each row adds
+    one step to the one before it, so the differences are the steps' costs."""
+    a, b, c = (torch.rand(1024, device="cuda") for _ in range(3))
+    sync, Call, add = torch.cuda.synchronize, prism._prism.Call, prism._prism.elementwise.add
+
+    def arguments():
+        call = Call((a, b, c), None)
+        return call, call(a), call(b), call(c)
+
+    def bound():
+        call, pa, pb, pc = arguments()
+        add(pa, pb, pc, "automatic", call.stream)
+        call.done()
+
+    to_dlpack = getattr(torch._C, "_to_dlpack", None)
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    rows = {
+        "torch._C._cuda_getCurrentRawStream(0)": per_call_us(lambda: raw_stream(0)) if raw_stream else None,
+        "torch._C._to_dlpack(a)": per_call_us(lambda: to_dlpack(a)) if to_dlpack else None,
+        "a.is_neg(), a.is_conj(), a.is_cuda": per_call_us(lambda: (a.is_neg(), a.is_conj(), a.is_cuda)),
+        "_prism.Call((a, b, c), None)": per_call_us(lambda: Call((a, b, c), None)),
+        "  + call(a), call(b), call(c)": per_call_us(arguments),
+        "  + the compiled add and call.done()": per_call_us(bound, sync),
+        "  + prism.add's Python (the whole call)": per_call_us(lambda: prism.add(a, b, out=c), sync),
+    }
+    return {k: v for k, v in rows.items() if v is not None}
+
+
 CHILD = r"""
 import sys, timeit, numpy as np, prism_primitives as prism
 out = []
@@ -118,10 +149,11 @@ def main():
         import torch
         if torch.cuda.is_available() and prism.gpu_available():
             report["gpu"] = torch_rows(prism, torch)
+            report["gpu parts of prism.add(out=)"] = torch_parts(prism, torch)
     except ImportError:
         pass
     report["threads"], report["crossover_bytes"] = thread_rows()
-    for section in ("host", "gpu"):
+    for section in ("host", "gpu", "gpu parts of prism.add(out=)"):
         for name, us in report.get(section, {}).items():
             print(f"{name:<40} {us:8.2f} us")
     print(f"{'n':>9} {'add 1 thread':>13} {'add team':>9} {'sum 1 thread':>13} {'sum team':>9}   (us)")

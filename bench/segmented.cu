@@ -7,8 +7,8 @@
 //   segmented_inclusive_scan_<layout>/<type>  the prefix sum restarting at every segment
 // Layouts: uniform (offsets; lengths uniform in [0, 128], 64 on average, some empty), rows32
 // (fixed_segments{32}: the rows of an n/32 x 32 matrix), one (offsets {0, n}: a single segment,
-// which raw and cub give one block: its row shows what that costs; raw_naive gives it one thread
-// and is left out at 2^28).
+// which cub gives one block and raw's tiles the whole GPU: its row shows what that costs;
+// raw_naive gives it one thread and is left out at 2^28).
 // Types: float and int64 by default (PRISM_BENCH_TYPES=all: the six). cpu rows at 2^10 only.
 //
 // Bytes: the fewest that must move: the values and the offsets read once, one result per segment

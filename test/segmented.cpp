@@ -415,6 +415,39 @@ TEST_P(Segmented, BadArgumentsRefusedWithNothingWritten) {
   for (float f : v.values()) EXPECT_EQ(f, 1.0f);
 }
 
+// Millions of elements: more tiles than the GPU holds blocks, so raw's blocks carry segments across
+// several tiles each, and long segments cross blocks; and raw's sums come out the same twice.
+TEST_P(Segmented, ManyTilesPerBlock) {
+  const impl which = GetParam();
+  if (which == impl::cpu || !prism::gpu_available()) GTEST_SKIP() << "the GPU implementations' many-tile paths";
+  const std::size_t n = large(6'000'007);
+  for_each_type(types<float, std::int64_t>{}, [&]<class T>() {
+    for (layout l : {layout::random, layout::one, layout::huge_and_tiny, layout::window, layout::long_and_short}) {
+      if (which == impl::raw_naive && (l == layout::one || l == layout::huge_and_tiny)) continue;  // one thread
+      const std::uint64_t seed = fresh_seed();
+      SCOPED_TRACE(::testing::Message() << type_name<T>() << " n " << n << " layout " << int(l) << " seed " << seed);
+      const auto x = awkward_values<T>(n, seed);
+      const auto o = offsets_for<std::int64_t>(l, n, seed);
+      check_all<T>(which, x, o, segments_from(o), 0);
+    }
+    const std::size_t cols = 1000;
+    std::vector<segment> segs;
+    for (std::size_t r = 0; r < n / cols; ++r) segs.push_back({r * cols, r * cols + cols});
+    check_all<T>(which, awkward_values<T>(n / cols * cols, fresh_seed()), prism::fixed_segments{cols}, segs, 1);
+  });
+  if (which != impl::raw) return;
+  // One segment of everything, twice: the same bits.
+  auto x = random_vector<float>(n, fresh_seed());
+  placed_array<float> v(x, memory::device), a(std::vector<float>(1, poison<float>()), memory::device),
+      b(std::vector<float>(1, poison<float>()), memory::device);
+  const std::vector<std::int64_t> whole{0, static_cast<std::int64_t>(n)};
+  placed_array<std::int64_t> offsets(whole, memory::device);
+  prism::segmented_sum(prism::par.with(which), v.view(), offsets.view(), a.view());
+  prism::segmented_sum(prism::par.with(which), v.view(), offsets.view(), b.view());
+  synchronize_for(which);
+  EXPECT_TRUE(same_bits(a.values(), b.values())) << a.values()[0] << " then " << b.values()[0];
+}
+
 INSTANTIATE_TEST_SUITE_P(, Segmented,
                          ::testing::ValuesIn(std::begin(prism::segmented_implementations),
                                              std::end(prism::segmented_implementations)),

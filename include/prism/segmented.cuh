@@ -10,11 +10,13 @@
 // GPU learns only from the offsets. The whole game is giving every thread an even share:
 //   raw_naive  one thread per segment: neighbouring threads read addresses a segment apart (no
 //              coalescing), and one long segment keeps one thread busy while the GPU idles.
-//   raw        a warp per segment: 32 lanes read 32 neighbouring elements, combined by shuffles;
-//              a segment longer than long_segment elements is left to the whole block (8 warps),
-//              which takes it after its short segments. A segment of the whole array is still one
-//              block's work (one SM's share of the bandwidth): the price of needing no pass over
-//              the offsets before the launch, which CUB pays the same way.
+//   raw        tiles of elements whatever the segments: every thread takes 64 contiguous bytes,
+//              finds its segments in the offsets, and the reduction is a scan of (value, head)
+//              pairs that starts over at each segment's first element; blocks carry a segment
+//              across their tiles, and the last block to arrive finishes the segments that cross
+//              blocks, in a fixed order (deterministic). One segment of everything runs at a
+//              plain reduction's pace; a million short ones cost no more. Scans run the scan
+//              family's single pass (decoupled look-back) with the same heads.
 //   thrust     no per-segment work at all: a scan over every element of (segment, value) pairs with
 //              the segmented operator (a pair from another segment starts over), which is as
 //              balanced as a scan is; the segment of each element is a binary search in the
@@ -27,7 +29,11 @@
 #include <prism/dispatch.cuh>
 #include <prism/functors.cuh>
 #include <prism/primitives/block_reduce.cuh>
+#include <prism/primitives/last_block.cuh>
 #include <prism/primitives/launch.cuh>
+#include <prism/primitives/single_pass.cuh>
+#include <prism/scan_programs.cuh>
+#include <prism/scratch.hpp>
 #include <prism/segmented.hpp>
 #include <prism/span.hpp>
 
@@ -83,6 +89,21 @@ struct offset_segments {
     }
     return lo - 1;
   }
+  // The first segment in [lo, hi] that ends after element j (hi if none before it does): a binary
+  // search over the ends offsets[lo + 1 .. hi].
+  __host__ __device__ std::int64_t locate(std::int64_t j, std::int64_t lo, std::int64_t hi) const {
+    std::int64_t len = hi - lo;
+    while (len > 0) {
+      const std::int64_t half = len / 2;
+      if (static_cast<std::int64_t>(offsets[lo + half + 1]) <= j) {
+        lo += half + 1;
+        len -= half + 1;
+      } else {
+        len = half;
+      }
+    }
+    return lo;
+  }
 };
 
 struct fixed_size_segments {
@@ -90,6 +111,7 @@ struct fixed_size_segments {
   __host__ __device__ std::int64_t begin(std::int64_t s) const { return s * size; }
   __host__ __device__ std::int64_t end(std::int64_t s) const { return s * size + size; }
   __host__ __device__ std::int64_t segment_of(std::int64_t i) const { return size == 0 ? count : i / size; }
+  __host__ __device__ std::int64_t locate(std::int64_t j, std::int64_t, std::int64_t) const { return segment_of(j); }
 };
 
 template <class Segments>
@@ -296,130 +318,296 @@ __global__ void segmented_scan_naive_kernel(const T* x, T* out, Segments segment
   }
 }
 
-// ---- raw: a warp per short segment, the block for long ones ------------------------------------
-// nt = 256 threads, 8 warps, one segment per warp. A segment of more than long_segment elements
-// (32 loads per lane) is the block's, after the warps' short ones: a warp alone would read it at a
-// warp's pace while its block's other warps wait at the barrier.
-inline constexpr unsigned segment_warps = block_size / 32;
-inline constexpr std::int64_t long_segment = 32 * 32;
-// Blocks per SM of the grid (grid-stride over groups of 8 segments).
-inline constexpr unsigned segmented_blocks_per_sm = 8;
+// ---- raw: tiles of elements, whatever the segments ------------------------------------------------
+// The work is cut by elements, not by segments: every block takes an equal contiguous share of the
+// array, tile by tile, and every thread `thread_items` contiguous elements of a tile, so one segment of
+// everything keeps the whole GPU busy as a plain reduction does, and a million short ones cost no
+// more. Each element learns its segment from the offsets (a binary search for a thread's first
+// element among its block's segments, then a walk), and whether it starts one (a head) or ends
+// one (a tail). A segmented reduction is then a scan of (value, head) pairs under the operator
+// that starts over at a head (flagged and segmented, <prism/scan_programs.cuh>): each thread folds
+// its elements, the block scans its threads' folds, and the element at a segment's tail holds the
+// segment's total and writes it. Across the tiles of a block that total is carried along; a
+// segment that begins in an earlier block is finished by the block that arrives last, which scans
+// every block's carry in a fixed order: the sums are the same from run to run.
 
-template <class Segments, class Work>
-__device__ void for_segments_by_warp_or_block(Segments segments, Work& work) {
-  __shared__ unsigned long_ones;
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const std::int64_t groups = (segments.count + segment_warps - 1) / segment_warps;
-  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    if (threadIdx.x == 0) long_ones = 0;
-    __syncthreads();
-    const std::int64_t s = g * segment_warps + warp;
+// A thread's place among the segments as it walks its elements in order: s is the first segment
+// that ends after the element (the one holding it, or the next when the element lies before
+// every segment's begin, in a gap).
+template <class Segments>
+struct segment_walk {
+  Segments segments;
+  std::int64_t s, begin, end;
+
+  __device__ segment_walk(Segments g, std::int64_t j, std::int64_t lo, std::int64_t hi)
+      : segments(g), s(g.locate(j, lo, hi)) {
+    enter();
+  }
+  __device__ void enter() {
     if (s < segments.count) {
-      const std::int64_t b = segments.begin(s), e = segments.end(s);
-      if (e - b > long_segment) {
-        if (lane == 0) atomicOr(&long_ones, 1u << warp);
-      } else {
-        work.by_warp(s, b, e, lane);
-      }
+      begin = segments.begin(s), end = segments.end(s);
+    } else {
+      begin = end = cuda::std::numeric_limits<std::int64_t>::max();
     }
-    __syncthreads();
-    const unsigned mask = long_ones;
-    for (unsigned w = 0; w < segment_warps; ++w) {
-      if ((mask >> w & 1u) == 0) continue;
-      const std::int64_t t = g * segment_warps + w;
-      work.by_block(t, segments.begin(t), segments.end(t));
-    }
-    __syncthreads();  // long_ones is read above before the next group resets it
   }
-}
-
-template <class Reduction>
-struct reduce_work {
-  const typename Reduction::value_type* x;
-  typename Reduction::result* out;
-  Reduction r;
-
-  __device__ void by_warp(std::int64_t s, std::int64_t b, std::int64_t e, unsigned lane) {
-    auto acc = r.identity();
-    for (std::int64_t i = b + lane; i < e; i += 32) acc = r.combine(acc, r.load(x[i], i));
-    acc = warp_reduce(acc, combine_of<Reduction>{r});
-    if (lane == 0) out[s] = r.finish(acc);
+  __device__ void to(std::int64_t j) {
+    while (s < segments.count && end <= j) ++s, enter();
   }
-  __device__ void by_block(std::int64_t s, std::int64_t b, std::int64_t e) {
-    auto acc = r.identity();
-    for (std::int64_t i = b + threadIdx.x; i < e; i += blockDim.x) acc = r.combine(acc, r.load(x[i], i));
-    acc = block_reduce(acc, combine_of<Reduction>{r}, r.identity());
-    if (threadIdx.x == 0) out[s] = r.finish(acc);
+  __device__ bool member(std::int64_t j) const { return begin <= j && j < end; }
+  __device__ bool head(std::int64_t j) const { return j == begin; }
+  __device__ bool tail(std::int64_t j) const { return j + 1 == end; }
+  // The empty segments at position p (begin = end = p) from segment e on, written with `empty`:
+  // each is written by the element just before p (element 0 for p = 0).
+  template <class Write>
+  __device__ void empties(std::int64_t e, std::int64_t p, Write write) const {
+    for (; e < segments.count && segments.end(e) <= p; ++e) write(e);
   }
 };
 
-// The warp's inclusive sum (Kogge-Stone by shuffles); integers wrap.
+// 64 bytes of contiguous elements per thread: four 16-byte vectors.
+inline constexpr int tile_vectors = 4;
 template <class T>
-__device__ T warp_inclusive_sum(T v, unsigned lane) {
+constexpr int thread_items = vector_width<T> * tile_vectors;
+
+// What a block hands on: its elements' fold (the open segment's value at its end, and whether a
+// segment began in it), and, where its first segment began in an earlier block and ends in it,
+// that segment's number and its elements in this block combined.
+template <class A>
+struct segment_carry {
+  flagged<A> total;
+  A first_piece;
+  std::int64_t first_segment;
+};
+
+template <class Reduction, class Segments>
+__global__ void __launch_bounds__(block_size)
+    segmented_tiles_kernel(const typename Reduction::value_type* x, typename Reduction::result* out, Segments segments,
+                           Reduction r, std::int64_t n, std::int64_t per_block, bool aligned,
+                           staged<segment_carry<typename Reduction::accumulator>>* carries, unsigned* arrivals) {
+  using T = typename Reduction::value_type;
+  using A = typename Reduction::accumulator;
+  using F = flagged<A>;
+  constexpr int V = vector_width<T>, items = thread_items<T>;
+  constexpr std::int64_t tile = std::int64_t{block_size} * items;
+  const segmented<A, combine_of<Reduction>> op{{r}};
+  const F none{r.identity(), 0};
+  const auto finish_empty = [&](std::int64_t e) { out[e] = r.finish(r.identity()); };
+  __shared__ std::int64_t block_segments[2];
+
+  // The block's first and last elements' segments: every thread's search stays between them, and
+  // starts, from its second tile on, where its last walk ended.
+  const std::int64_t first = blockIdx.x * per_block, last = cuda::std::min(n, first + per_block);
+  if (threadIdx.x == 0) block_segments[0] = segments.locate(first, 0, segments.count);
+  if (threadIdx.x == 32) block_segments[1] = segments.locate(last - 1, 0, segments.count);
+  __syncthreads();
+  std::int64_t lo = block_segments[0];
+  const std::int64_t hi = block_segments[1];
+  segment_carry<A> carry{none, r.identity(), -1};
+  for (std::int64_t base = first; base < last; base += tile) {
+    const std::int64_t j0 = base + std::int64_t{threadIdx.x} * items;
+    T v[tile_vectors][V];
 #pragma unroll
-  for (unsigned d = 1; d < 32; d *= 2) {
-    const T up = __shfl_up_sync(0xFFFFFFFFu, v, d);
-    if (lane >= d) v = functors::plus<T>{}(up, v);
+    for (int k = 0; k < tile_vectors; ++k) load_elements<V>(x, j0 + k * V, last, aligned, v[k]);
+
+    // This thread's elements folded, then the block's folds scanned.
+    F mine = none;
+    if (j0 < last) {
+      segment_walk<Segments> w(segments, j0, lo, hi);
+#pragma unroll
+      for (int k = 0; k < items; ++k) {
+        const std::int64_t j = j0 + k;
+        if (j >= last) break;
+        w.to(j);
+        if (w.member(j)) mine = op(mine, F{r.load(v[k / V][k % V], j), w.head(j)});
+      }
+    }
+    F tile_total;
+    const maybe<F> before = block_exclusive_scan(mine, op, tile_total);
+    F running = before.present ? op(carry.total, before.value) : carry.total;
+
+    // Again, now with everything before each element: tails write their segment's total.
+    if (j0 < last) {
+      segment_walk<Segments> w(segments, j0, lo, hi);
+      if (j0 == 0) w.empties(0, 0, finish_empty);
+#pragma unroll
+      for (int k = 0; k < items; ++k) {
+        const std::int64_t j = j0 + k;
+        if (j >= last) break;
+        w.to(j);
+        const bool member = w.member(j), tail = member && w.tail(j);
+        if (member) {
+          running = op(running, F{r.load(v[k / V][k % V], j), w.head(j)});
+          if (tail) {
+            // A segment that began in an earlier block: the last block to arrive finishes it.
+            if (running.head || blockIdx.x == 0) {
+              out[w.s] = r.finish(running.value);
+            } else {
+              carry.first_piece = running.value, carry.first_segment = w.s;
+            }
+          }
+        }
+        if (!member || tail) w.empties(member ? w.s + 1 : w.s, j + 1, finish_empty);
+      }
+      lo = w.s;
+    }
+    carry.total = op(carry.total, tile_total);
   }
-  return v;
+
+  // The carries: one thread found the first piece (if any); thread 0 publishes them.
+  __shared__ segment_carry<A> found;
+  if (threadIdx.x == 0) found.first_segment = -1;
+  __syncthreads();
+  if (carry.first_segment >= 0) found = carry;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    carry.first_piece = found.first_piece, carry.first_segment = found.first_segment;
+    store_to_l2(carries + blockIdx.x, carry);
+  }
+  if (!last_to_arrive(arrivals)) return;
+  // The last block: an exclusive scan of the blocks' totals in block order gives each block the
+  // value its first segment had reached before it.
+  maybe<F> running{none, false};
+  for (std::int64_t b0 = 0; b0 < gridDim.x; b0 += blockDim.x) {
+    const std::int64_t b = b0 + threadIdx.x;
+    const segment_carry<A> c = b < gridDim.x ? load_from_l2(carries + b) : segment_carry<A>{none, r.identity(), -1};
+    F chunk;
+    const maybe<F> before = combine(running, block_exclusive_scan(c.total, op, chunk), op);
+    if (c.first_segment >= 0) {
+      out[c.first_segment] = r.finish(before.present ? r.combine(before.value.value, c.first_piece) : c.first_piece);
+    }
+    running = {combine(running, chunk, op), true};
+  }
 }
 
-// Chunks of 32 (a warp) or 256 (the block): each chunk's scan plus the carry of the chunks before.
-// Every element is read before any of its chunk is written, and no chunk reads another: in place works.
-template <class T>
-struct scan_work {
+template <class Reduction, class Segments>
+void run_segmented_tiles(const char* algorithm, const execution_policy& policy, const typename Reduction::value_type* x,
+                         std::int64_t n, typename Reduction::result* out, Segments segments, Reduction r) {
+  using T = typename Reduction::value_type;
+  using A = typename Reduction::accumulator;
+  if (segments.count == 0) return;
+  const cudaStream_t stream = policy.stream();
+  if (n == 0) {  // every segment empty
+    launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, Segments>,
+           blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, segments, r);
+    return;
+  }
+  const auto kernel = segmented_tiles_kernel<Reduction, Segments>;
+  static const int blocks_per_sm = [&] {
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
+    return std::max(blocks, 1);
+  }();
+  // As many blocks as are resident at once (each takes an equal share), at most 1,024.
+  constexpr std::int64_t tile = std::int64_t{block_size} * thread_items<T>;
+  const std::int64_t tiles = (n + tile - 1) / tile;
+  const std::int64_t resident = std::min<std::int64_t>(std::int64_t{multiprocessor_count()} * blocks_per_sm, 1024);
+  const std::int64_t per_block = (tiles + std::min(tiles, resident) - 1) / std::min(tiles, resident) * tile;
+  const auto blocks = static_cast<unsigned>((n + per_block - 1) / per_block);
+  const scratch lease =
+      acquire_scratch(blocks * sizeof(staged<segment_carry<A>>), with_explicit_stream(policy), algorithm);
+  launch(algorithm, "segmented_tiles_kernel", kernel, blocks, block_size, stream, x, out, segments, r, n, per_block,
+         vector_aligned<vector_width<T>>(x), static_cast<staged<segment_carry<A>>*>(lease.device()),
+         lease.zeroed_counter());
+}
+
+// ---- raw scans: the scan family's single pass, heads from the offsets -------------------------------
+// A segmented scan is a scan by key whose runs are the segments: the single-pass engine of the scan
+// family (<prism/primitives/single_pass.cuh>), its tiles joined by decoupled look-back, with each
+// element's head and membership found as above. Before it, one search per tile of the tile's first
+// segment, so each vector's search stays among its tile's segments.
+template <class Segments>
+__global__ void tile_segments_kernel(Segments segments, std::int64_t n, std::int64_t tile, std::int64_t tiles,
+                                     std::int64_t* first) {
+  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (t <= tiles) first[t] = segments.locate(t < tiles ? t * tile : n - 1, 0, segments.count);
+}
+
+template <class T, class Segments>
+struct segmented_scan_program {
+  using scan_type = flagged<T>;
+  static constexpr int vector = scan_vector<T>;
+  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr bool counts_flags = false;
+  static constexpr std::int64_t tile = std::int64_t{threads} * rounds * vector;
+  struct items {
+    unsigned member;  // bit k: element k is in a segment
+  };
+  using shared_storage = nothing;
   const T* x;
   T* out;
-  bool exclusive;
+  Segments segments;
+  std::int64_t n;
+  bool exclusive, x_aligned, out_aligned;
+  const std::int64_t* tile_first;  // tiles + 1 segments (none for fixed sizes)
 
-  __device__ void by_warp(std::int64_t, std::int64_t b, std::int64_t e, unsigned lane) {
-    T carry{};
-    for (std::int64_t base = b; base < e; base += 32) {
-      const std::int64_t i = base + lane;
-      const T v = i < e ? x[i] : T{};
-      const T inclusive = warp_inclusive_sum(v, lane);
-      const T before = __shfl_up_sync(0xFFFFFFFFu, inclusive, 1);
-      if (i < e) out[i] = functors::plus<T>{}(carry, exclusive ? (lane == 0 ? T{} : before) : inclusive);
-      carry = functors::plus<T>{}(carry, __shfl_sync(0xFFFFFFFFu, inclusive, 31));
+  __device__ segmented<T, functors::plus<T>> combiner() const { return {}; }
+  __device__ void prefetch(std::size_t i, std::size_t count) const { prefetch_l2(x, i, count, n); }
+  __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+    T v[vector];
+    load_elements<vector>(x, i, static_cast<std::size_t>(n), x_aligned, v, whole);
+    const auto j0 = static_cast<std::int64_t>(i);
+    const std::int64_t t = j0 / tile;
+    segment_walk<Segments> w(segments, j0 < n ? j0 : n - 1, tile_first ? tile_first[t] : 0,
+                             tile_first ? tile_first[t + 1] : segments.count);
+    it.member = 0;
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      const std::int64_t j = j0 + k;
+      s[k] = {T{}, 1};
+      if (!Whole::value && j >= n) continue;
+      w.to(j);
+      if (!w.member(j)) continue;
+      it.member |= 1u << k;
+      s[k] = {v[k], w.head(j) ? 1u : 0u};
     }
   }
-  __device__ void by_block(std::int64_t, std::int64_t b, std::int64_t e) {
-    __shared__ T warp_totals[segment_warps];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    T carry{};
-    for (std::int64_t base = b; base < e; base += blockDim.x) {
-      const std::int64_t i = base + threadIdx.x;
-      const T v = i < e ? x[i] : T{};
-      const T inclusive = warp_inclusive_sum(v, lane);
-      T before = __shfl_up_sync(0xFFFFFFFFu, inclusive, 1);
-      if (lane == 0) before = T{};
-      if (lane == 31) warp_totals[warp] = inclusive;
-      __syncthreads();
-      T warp_carry{}, chunk{};
-      for (unsigned w = 0; w < segment_warps; ++w) {
-        if (w < warp) warp_carry = functors::plus<T>{}(warp_carry, warp_totals[w]);
-        chunk = functors::plus<T>{}(chunk, warp_totals[w]);
-      }
-      const T prefix = functors::plus<T>{}(carry, warp_carry);
-      if (i < e) out[i] = functors::plus<T>{}(prefix, exclusive ? before : inclusive);
-      carry = functors::plus<T>{}(carry, chunk);
-      __syncthreads();  // warp_totals is read above before the next chunk writes it
+  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
+                       const tile_info<scan_type>&, shared_storage&) const {
+    T o[vector];
+    bool all = true;
+#pragma unroll
+    for (int k = 0; k < vector; ++k) {
+      const T before = s[k].head || !running.present ? T{} : running.value.value;
+      running = {combine(running, s[k], combiner()), true};
+      o[k] = exclusive ? before : running.value.value;
+      all = all && (it.member >> k & 1u);
+    }
+    if (all) {
+      store_elements<vector>(out, i, static_cast<std::size_t>(n), out_aligned, o);
+    } else {
+#pragma unroll
+      for (int k = 0; k < vector; ++k)
+        if (it.member >> k & 1u) out[i + k] = o[k];
     }
   }
+  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
 };
 
-template <class Segments, class Work>
-__global__ void __launch_bounds__(block_size) segmented_by_warp_or_block_kernel(Segments segments, Work work) {
-  for_segments_by_warp_or_block(segments, work);
-}
-
-template <class Segments, class Work>
-void launch_by_warp_or_block(const char* algorithm, cudaStream_t stream, Segments segments, Work work) {
-  if (segments.count == 0) return;
-  const std::int64_t groups = (segments.count + segment_warps - 1) / segment_warps;
-  const std::int64_t resident = std::int64_t{segmented_blocks_per_sm} * multiprocessor_count();
-  launch(algorithm, "segmented_by_warp_or_block_kernel", segmented_by_warp_or_block_kernel<Segments, Work>,
-         static_cast<unsigned>(groups < resident ? groups : resident), block_size, stream, segments, work);
+template <class T, class Segments>
+void run_segmented_scan(const char* algorithm, const execution_policy& policy, const T* x, std::int64_t n, T* out,
+                        Segments segments, bool exclusive) {
+  using Program = segmented_scan_program<T, Segments>;
+  if (n == 0 || segments.count == 0) return;
+  constexpr bool searched = !std::is_same_v<Segments, fixed_size_segments>;
+  const std::int64_t tiles = (n + Program::tile - 1) / Program::tile;
+  const auto make = [&](void* extra) {
+    return Program{x, out, segments, n, exclusive, vector_aligned<Program::vector>(x), vector_aligned<Program::vector>(out),
+                   searched ? static_cast<const std::int64_t*>(extra) : nullptr};
+  };
+  if constexpr (searched) {
+    run_single_pass<Program>(algorithm, policy, static_cast<std::size_t>(n), make,
+                             static_cast<std::size_t>(tiles + 1) * sizeof(std::int64_t),
+                             [&](void* extra, cudaStream_t stream) {
+                               launch(algorithm, "tile_segments_kernel", tile_segments_kernel<Segments>,
+                                      blocks_for(static_cast<std::size_t>(tiles + 1)), block_size, stream, segments, n,
+                                      Program::tile, tiles, static_cast<std::int64_t*>(extra));
+                             });
+  } else {
+    run_single_pass<Program>(algorithm, policy, static_cast<std::size_t>(n), make);
+  }
 }
 
 // ---- cub ------------------------------------------------------------------------------------------
@@ -516,8 +704,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
                          block_size, stream, x, o, segments, r);
                 });
               },
-          .raw = [&] { segs.visit([&](auto segments) { launch_by_warp_or_block(algorithm, stream, segments,
-                                                                               reduce_work<Reduction>{x, o, r}); }); },
+          .raw = [&] { segs.visit([&](auto segments) { run_segmented_tiles(algorithm, policy, x, n, o, segments, r); }); },
           .cub =
               [&] {
                 segs.visit([&](auto segments) {
@@ -580,8 +767,7 @@ void segmented_scan_spans(const char* algorithm, const execution_policy& policy,
                          blocks_for(count), block_size, stream, x, o, segments, exclusive);
                 });
               },
-          .raw = [&] { segs.visit([&](auto segments) { launch_by_warp_or_block(algorithm, stream, segments,
-                                                                               scan_work<T>{x, o, exclusive}); }); },
+          .raw = [&] { segs.visit([&](auto segments) { run_segmented_scan(algorithm, policy, x, n, o, segments, exclusive); }); },
           .cub =
               [&] {
                 segs.visit([&](auto segments) {

@@ -32,6 +32,7 @@
 //   raw_naive), so different implementations may differ in the last bits, as the reductions do
 //   (<prism/reduce.hpp>); the tests hold every one to a float64 reference with a tolerance. raw
 //   and raw_naive are run-to-run deterministic; thrust's scan (decoupled look-back) need not be.
+//   raw's segmented scans (a single pass with decoupled look-back) need not be either.
 // - segmented_min / segmented_max write T; argmin / argmax the position of the element in
 //   `values` (not within the segment), in the offsets' type (int64 for fixed_segments).
 // - Empty segments: sum 0; min +inf (the largest integer); max -inf (the lowest integer);
@@ -54,10 +55,13 @@
 //              segment's last prefix (reductions) or every prefix (scans); empty segments filled first.
 //   raw_naive  one thread per segment: the textbook form, and its lesson: one long segment keeps
 //              one thread busy while the rest of the GPU idles; neighbouring threads read far apart.
-//   raw        a warp per segment for short segments (coalesced, warp shuffles), the whole block
-//              for long ones (more than 1024 elements): 8 segments per block of 256 threads.
+//   raw        tiles of elements, whatever the segments: each thread takes 64 contiguous bytes and
+//              finds its segments in the offsets; a reduction is a scan of (value, segment start)
+//              pairs, each segment's total written at its last element; a segment that crosses
+//              blocks is finished by the last block to arrive, in a fixed order. Scans: the scan
+//              family's single pass with the same segment starts.
 //   cub        cub::DeviceSegmentedReduce::Reduce and cub::DeviceSegmentedScan (CCCL 3.5).
-// One segment of the whole array runs on one block in raw (and in cub): its rows show the cost.
+// One segment of the whole array runs on one block in cub: its rows show the cost.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/operation.hpp>

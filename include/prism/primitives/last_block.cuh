@@ -40,28 +40,34 @@ __device__ T load_from_l2(const staged<T>* p) {
   return r;
 }
 
+// Called by every thread of every block once thread 0 has stored the block's partial (store_to_l2):
+// true in every thread of the block that arrives last, which then sees every block's partial.
+// `arrivals` must be zero at the launch; the last block sets it back to zero (the caller's last
+// use of it: every other block has counted itself, and none reads it again).
+__device__ inline bool last_to_arrive(unsigned* arrivals) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    __threadfence();  // the partial is visible before the arrival is counted
+    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+    if (last) *arrivals = 0;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
 // Called by every thread of every block with the block's reduced value (valid in thread 0).
 // Returns true in thread 0 of the last block to arrive, with `total` the combination of every
 // block's partial; `arrivals` must be zero at the launch and is zero again when the grid ends.
 template <class T, class Op>
 __device__ bool last_block_combine(const T& block_value, Op op, T identity, staged<T>* partials,
                                    unsigned* arrivals, T& total) {
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    store_to_l2(partials + blockIdx.x, block_value);
-    __threadfence();  // the partial is visible before the arrival is counted
-    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return false;
-  __threadfence();
+  if (threadIdx.x == 0) store_to_l2(partials + blockIdx.x, block_value);
+  if (!last_to_arrive(arrivals)) return false;
   T c = identity;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) c = op(c, load_from_l2(partials + i));
   c = block_reduce(c, op, identity);
-  if (threadIdx.x == 0) {
-    total = c;
-    *arrivals = 0;  // every other block has counted itself: none reads it again
-  }
+  if (threadIdx.x == 0) total = c;
   return threadIdx.x == 0;
 }
 
