@@ -364,6 +364,9 @@ struct segment_walk {
   }
 };
 
+// Rows of a fixed size up to this many elements are a thread's each (see run_segmented_tiles).
+inline constexpr std::int64_t short_row = 32;
+
 // 64 bytes of contiguous elements per thread: four 16-byte vectors.
 inline constexpr int tile_vectors = 4;
 template <class T>
@@ -486,10 +489,23 @@ void run_segmented_tiles(const char* algorithm, const execution_policy& policy, 
   using A = typename Reduction::accumulator;
   if (segments.count == 0) return;
   const cudaStream_t stream = policy.stream();
-  if (n == 0) {  // every segment empty
-    launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, Segments>,
-           blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, segments, r);
-    return;
+  // Every segment written empty first where the offsets may be broken (every one when n is 0):
+  // offsets that are not sorted can leave a segment no element whose walk ends it, and its output
+  // must still hold a value. Sizes cannot be broken.
+  if (n == 0 || !std::is_same_v<Segments, fixed_size_segments>) {
+    const fixed_size_segments empty{0, segments.count};
+    launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, fixed_size_segments>,
+           blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, empty, r);
+  }
+  if (n == 0) return;
+  // Short rows of a fixed size: one thread per row, raw_naive's kernel, read 1-2x faster than the
+  // tiles at 32 elements (docs/benchmarks/segmented.md, rows *_rows32/*/raw_naive and raw).
+  if constexpr (std::is_same_v<Segments, fixed_size_segments>) {
+    if (segments.size <= short_row) {
+      launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, Segments>,
+             blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, segments, r);
+      return;
+    }
   }
   const auto kernel = segmented_tiles_kernel<Reduction, Segments>;
   static const int blocks_per_sm = [&] {

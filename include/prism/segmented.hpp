@@ -58,8 +58,9 @@
 //   raw        tiles of elements, whatever the segments: each thread takes 64 contiguous bytes and
 //              finds its segments in the offsets; a reduction is a scan of (value, segment start)
 //              pairs, each segment's total written at its last element; a segment that crosses
-//              blocks is finished by the last block to arrive, in a fixed order. Scans: the scan
-//              family's single pass with the same segment starts.
+//              blocks is finished by the last block to arrive, in a fixed order. Rows of a fixed
+//              size up to 32 elements: one thread per row. Scans: the scan family's single pass
+//              with the same segment starts.
 //   cub        cub::DeviceSegmentedReduce::Reduce and cub::DeviceSegmentedScan (CCCL 3.5).
 // One segment of the whole array runs on one block in cub: its rows show the cost.
 #include <prism/dispatch.hpp>
@@ -78,10 +79,10 @@ namespace prism {
 
 // The family's registry and its `automatic` tables (device memory; host memory runs cpu), from the
 // rows of docs/benchmarks/segmented.md at 2^28 (H200): raw for segments given by offsets, whose
-// warp per segment reads 3-5x faster than CUB's DeviceSegmentedReduce on short segments (it
-// loses on one segment of everything, where both run one block); cub for the reductions of rows
-// of a fixed size, where CUB's small-segment policies lead (1.9x raw on 32-element rows); raw for
-// every scan, ahead of DeviceSegmentedScan on all but the one-segment rows.
+// tiles read 2-3x faster than CUB's DeviceSegmentedReduce on short segments and 50x on one segment
+// of everything; cub for the reductions of rows of a fixed size, where CUB's small-segment
+// policies lead on the sums (1.04-1.14x raw's thread per row on 32-element rows); raw for every
+// scan, 1.7x to 320x DeviceSegmentedScan.
 inline constexpr impl segmented_implementations[] = {impl::cpu, impl::thrust, impl::raw_naive, impl::raw, impl::cub};
 inline constexpr automatic_row segmented_automatic[] = {{0, impl::raw}};
 inline constexpr automatic_row segmented_rows_automatic[] = {{0, impl::cub}};

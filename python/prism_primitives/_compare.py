@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """kernel.compare(): a run-time kernel in each of its implementations, prism's built-in operation
 for the same expression in each of its own, and the copy ceiling of the same bytes, timed on the
-GPU (events around each call on the call's stream, the median of the repetitions), printed as the
-table a lesson shows and returned as its rows."""
+GPU (events around each call on the call's stream, the stream held until the call is enqueued so
+that its host time is left out; the median of the repetitions), printed as the table a lesson
+shows and returned as its rows."""
 import re
 import statistics
 import sys
