@@ -79,7 +79,7 @@ namespace prism {
 
 // The family's registry and its `automatic` tables (device memory; host memory runs cpu), from the
 // rows of docs/benchmarks/segmented.md at 2^28 (H200): raw for segments given by offsets, whose
-// tiles read 2-3x faster than CUB's DeviceSegmentedReduce on short segments and 50x on one segment
+// tiles read 2-3x faster than CUB's DeviceSegmentedReduce on short segments and 150x on one segment
 // of everything; cub for the reductions of rows of a fixed size, where CUB's small-segment
 // policies lead on the sums (1.04-1.14x raw's thread per row on 32-element rows); raw for every
 // scan, 1.7x to 320x DeviceSegmentedScan.
