@@ -534,8 +534,8 @@ class call {
   nb::object operator()(nb::handle x) {
     if (x.is_none()) return nb::none();
     if (foreign_) arrays_.push_back(nb::borrow(x));
-    // A JAX result this call made is written through prism's own array beneath it: JAX arrays
-    // are otherwise never outputs.
+    // A result this call made is written through prism's own array beneath it: no export from
+    // the library it was handed to (JAX arrays are otherwise never outputs).
     for (const auto& [result, memory] : own_results_)
       if (result.ptr() == x.ptr()) return make_pending({memory, array_kind::prism, stream_, dlpack_stream_, device_});
     const array_kind k = kind_of(x);
@@ -545,17 +545,19 @@ class call {
       case array_kind::other:  // refused by take(), with the reason
         return nb::borrow(x);
       case array_kind::torch: {
-        // DLPack has no negative or conjugate bit: the capsule would hand over the stored values.
-        if (truth(call_attr(x, "is_neg")()) || truth(call_attr(x, "is_conj")()))
+        // DLPack has no negative bit: the capsule would hand over the stored values. (A conjugate
+        // bit is only ever set on complex tensors, which prism refuses by their element type.)
+        // Each of torch's methods costs about a tenth of a microsecond: only this one is asked.
+        if (truth(call_attr(x, "is_neg")()))
           throw std::invalid_argument(
-              "prism: a torch tensor with its negative or conjugate bit set would be read as stored, not as it "
-              "reads: call .resolve_neg() / .resolve_conj() first (prism never copies)");
-        if (!truth(call_attr(x, "is_cuda"))) return nb::borrow(x);
+              "prism: a torch tensor with its negative bit set would be read as stored, not as it reads: call "
+              ".resolve_neg() first (prism never copies)");
         libraries& l = libraries::get();
         l.load_torch();
         // On torch's current stream __dlpack__ has nothing to order: the C export is the same
-        // capsule without the Python-level checks.
+        // capsule without the Python-level checks, and it says itself where the tensor lives.
         if (!foreign_ && !l.torch_to_dlpack.is_none()) return l.torch_to_dlpack(x);
+        if (!truth(call_attr(x, "is_cuda"))) return nb::borrow(x);
         return dlpack_of(x);
       }
       case array_kind::cupy:
@@ -657,13 +659,21 @@ class call {
     result.memory =
         allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism", stream_owner_);
     switch (kind_) {
-      case array_kind::torch:
+      case array_kind::torch: {
         l.load_torch();
-        return l.torch_from_dlpack(export_dlpack(result, false));
-      case array_kind::cupy:
+        nb::object memory = wrap_device_array(result);
+        nb::object tensor = l.torch_from_dlpack(export_dlpack(result, false));
+        own_results_.emplace_back(tensor, std::move(memory));
+        return tensor;
+      }
+      case array_kind::cupy: {
         if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
         if (!l.cupy_from_dlpack.is_valid()) l.cupy_from_dlpack = attribute_path("cupy", {"from_dlpack"});
-        return l.cupy_from_dlpack(wrap_device_array(std::move(result)));
+        nb::object memory = wrap_device_array(std::move(result));
+        nb::object imported = l.cupy_from_dlpack(memory);
+        own_results_.emplace_back(imported, std::move(memory));
+        return imported;
+      }
       case array_kind::jax:
         // JAX takes an array as it is when it imports it: the call's work is finished first (done()).
         if (!l.jax_from_dlpack.is_valid()) l.jax_from_dlpack = attribute_path("jax.dlpack", {"from_dlpack"});
