@@ -27,6 +27,13 @@
 // its GPUs between its phases, so its streams cannot be held. Their counters split the time into
 // the local sort, the exchange (samples, splitters, cuts, all-to-all) and the merge, and give the
 // imbalance (the largest shard over n / k); GB/s counts 8 bytes per key (read and written once).
+// weak/histogram and weak/top_k: 2^28 floats per GPU spread evenly over [0, 1] (i / n, rounded to
+// float), 256 equal bins over [0, 2) into uint32 counts, and the 64 largest with their indices
+// (both into replicated arrays, so held and timed like sum); GB/s counts 4 bytes per element read.
+// reference/all_to_all/<mode>/<k>/<2^28 k>: NCCL's own all-to-all of 2^28 uint32 per GPU, every
+// rank sending n / k^2 elements to every rank (itself by a copy) in one group of ncclSend and
+// ncclRecv, the pattern of the sort's exchange: its busbw (bytes sent to other ranks over the
+// time) is the figure the sort's exchange_ms is measured against.
 #include <prism/distributed.hpp>
 
 #if PRISM_WITH_MPI
@@ -95,26 +102,68 @@ class multi_hold {
 };
 
 // The arrays of one row, on the row's communicator.
-enum class operation { add, sum, inclusive_scan, allreduce, sort };
+enum class operation { add, sum, inclusive_scan, allreduce, sort, histogram, top_k, all_to_all };
+
+inline constexpr std::size_t histogram_bins = 256, top_count = 64;
 
 struct arrays {
   sharded<float> x, y, out;
   replicated<float> total;
-  sharded<std::uint32_t> keys;
+  sharded<std::uint32_t> keys, received;
   std::optional<sharded<std::uint32_t>> sorted;
   sharded_sort_report report;
-  arrays(const communicator& comm, std::uint64_t n, bool sorting)
-      : x(comm, sorting ? 0 : n), y(comm, sorting ? 0 : n), out(comm, sorting ? 0 : n), total(comm),
-        keys(comm, sorting ? n : 0) {
-    fill(x, 1.0f);
-    fill(y, 2.0f);
-    if (sorting) sequence(keys, 0u, 2654435761u);
+  replicated<std::uint32_t> counts;
+  replicated<float> top_values;
+  replicated<std::int64_t> top_indices;
+  arrays(const communicator& comm, std::uint64_t n, operation op)
+      : x(comm, uses_floats(op) ? n : 0), y(comm, uses_floats(op) && !spread(op) ? n : 0),
+        out(comm, uses_floats(op) && !spread(op) ? n : 0), total(comm), keys(comm, uses_floats(op) ? 0 : n),
+        received(comm, op == operation::all_to_all ? n : 0), counts(comm, histogram_bins),
+        top_values(comm, top_count), top_indices(comm, top_count) {
+    if (spread(op)) {
+      sequence(x, 0.0f, 1.0f / static_cast<float>(n));  // [0, 1), evenly
+    } else {
+      fill(x, 1.0f);
+      fill(y, 2.0f);
+    }
+    if (!uses_floats(op)) sequence(keys, 0u, 2654435761u);
     comm.synchronize();
   }
+  static bool uses_floats(operation op) { return op != operation::sort && op != operation::all_to_all; }
+  static bool spread(operation op) { return op == operation::histogram || op == operation::top_k; }
 };
 
-void check_nccl(ncclResult_t r) {
-  if (r != ncclSuccess) throw nccl_error(r, "ncclAllReduce", "bench_scale");
+void check_nccl(ncclResult_t r, const char* call = "ncclAllReduce") {
+  if (r != ncclSuccess) throw nccl_error(r, call, "bench_scale");
+}
+
+// NCCL's all-to-all as the sort's exchange does it: block d of every rank's keys to rank d, in one
+// group of ncclSend and ncclRecv with every peer, a copy for the block a rank keeps. Every shard is
+// n / k here (n a multiple of k^2), so every block is n / k^2.
+void all_to_all(const communicator& comm, arrays& a) {
+  const int k = comm.size();
+  const std::uint64_t shard = a.keys.local_size(0), block = shard / k;
+  device_guard guard;
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (int g = 0; g < comm.local_count(); ++g) {
+    guard.set(comm.device(g));
+    const int r = comm.rank(g);
+    const std::uint32_t* from = a.keys.local(g).data();
+    std::uint32_t* into = a.received.local(g).data();
+    for (int d = 0; d < k; ++d) {
+      if (d == r) {
+        check(cudaMemcpyAsync(into + d * block, from + d * block, block * sizeof(std::uint32_t),
+                              cudaMemcpyDeviceToDevice, comm.stream(g)),
+              "cudaMemcpyAsync");
+        continue;
+      }
+      check_nccl(ncclSend(from + d * block, block * sizeof(std::uint32_t), ncclUint8, d, comm.nccl(g), comm.stream(g)),
+                 "ncclSend");
+      check_nccl(ncclRecv(into + d * block, block * sizeof(std::uint32_t), ncclUint8, d, comm.nccl(g), comm.stream(g)),
+                 "ncclRecv");
+    }
+  }
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
 }
 
 // One timed call on every local GPU of comm (nothing on a rank outside it): the GPU time of the
@@ -214,9 +263,24 @@ std::string verify_sort(const communicator& comm, arrays& a, std::uint64_t n) {
   return "";
 }
 
-// Checks a few outputs of the row's last call: add gives 3, the sum n, the scan i + 1.
+// Checks a few outputs of the row's last call: add gives 3, the sum n, the scan i + 1; the
+// histogram counts n samples in all, the top-k is in order and starts near 1.
 std::string verify_row(operation op, const communicator& comm, arrays& a, std::uint64_t n) {
   if (op == operation::sort) return verify_sort(comm, a, n);
+  if (op == operation::histogram) {
+    std::uint64_t counted = 0;
+    for (std::uint32_t c : a.counts.to_host(0)) counted += c;
+    return counted == n ? "" : "histogram counted " + std::to_string(counted) + " of " + std::to_string(n);
+  }
+  if (op == operation::top_k) {
+    const std::vector<float> values = a.top_values.to_host(0);
+    const std::int64_t best = a.top_indices.to_host(0)[0];
+    const bool ordered = std::is_sorted(values.rbegin(), values.rend());
+    return ordered && values[0] > 0.99f && best >= 0 && best < static_cast<std::int64_t>(n)
+               ? ""
+               : "top_k's best is " + std::to_string(values[0]) + " at " + std::to_string(best);
+  }
+  if (op == operation::all_to_all) return "";
   if (op == operation::sum) {
     const double got = a.total.to_host(0)[0];
     return std::abs(got - double(n)) <= 1e-3 * double(n) ? "" : "sum " + std::to_string(got) + ", want " + std::to_string(n);
@@ -243,12 +307,14 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
   const std::string row = scaling + "/" + op_name + "/" + mode + "/" + std::to_string(k) + "/" + std::to_string(n);
   const double bytes = op == operation::add ? 12.0 * n : op == operation::sum ? 4.0 * n
                        : op == operation::inclusive_scan || op == operation::sort ? 8.0 * n : 4.0 * n;
+  // What crosses between GPUs in the all-to-all: every rank's blocks for the k - 1 others.
+  const double crossing = 4.0 * n * (k - 1) / k;
   benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
     const communicator* comm = communicator_for(k);
     std::unique_ptr<arrays> a;
     // The reference all-reduce works on x (the first n floats of it, per rank).
     if (comm != nullptr)
-      a = std::make_unique<arrays>(*comm, op == operation::allreduce ? n * comm->size() : n, op == operation::sort);
+      a = std::make_unique<arrays>(*comm, op == operation::allreduce ? n * comm->size() : n, op);
     const std::function<void()> call = [&] {
       switch (op) {
         case operation::add: add(a->x, a->y, a->out); break;
@@ -258,6 +324,9 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
           a->sorted.reset();
           a->sorted.emplace(prism::sort(a->keys, &a->report));
           break;
+        case operation::histogram: histogram(a->x, a->counts, 0.0f, 2.0f); break;
+        case operation::top_k: top_k(a->x, top_count, a->top_values, a->top_indices); break;
+        case operation::all_to_all: all_to_all(*comm, *a); break;
         case operation::allreduce: {
           check_nccl(ncclGroupStart());
           for (int g = 0; g < comm->local_count(); ++g)
@@ -302,6 +371,7 @@ void register_row(const std::string& scaling, operation op, const char* op_name,
     state.counters["bytes"] = bytes;
     state.counters["GB/s"] = bytes / gpu / 1e9;
     if (op == operation::allreduce) state.counters["busbw_GBps"] = bytes * 2.0 * (k - 1) / k / gpu / 1e9;
+    if (op == operation::all_to_all) state.counters["busbw_GBps"] = crossing / gpu / 1e9;
     if (op == operation::sort) {  // every rank takes part in the maxima, one outside the row too
       const sharded_sort_report r = a ? a->report : sharded_sort_report{};
       state.counters["local_sort_ms"] = max_over_ranks(r.local_sort_ms);
@@ -334,7 +404,10 @@ void register_rows(int gpus) {
     register_row("strong", operation::inclusive_scan, "inclusive_scan", k, strong);
     register_row("weak", operation::sort, "sort", k, per_gpu * k);
     register_row("strong", operation::sort, "sort", k, strong);
+    register_row("weak", operation::histogram, "histogram", k, per_gpu * k);
+    register_row("weak", operation::top_k, "top_k", k, per_gpu * k);
     if (k > 1) {
+      register_row("reference", operation::all_to_all, "nccl_all_to_all", k, per_gpu * k);
       register_row("reference", operation::allreduce, "allreduce", k, 1);
       register_row("reference", operation::allreduce, "allreduce", k, per_gpu);
     }

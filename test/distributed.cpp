@@ -250,6 +250,33 @@ TEST(DistributedSort, SamplePlanSortsStablyAndBalances) {
   }
 }
 
+// The selections' plan (algorithms/distributed/select.cu): a rank whose first kept element
+// continues the last run of the nearest non-empty rank before it (empty ranks skipped) drops it.
+TEST(DistributedSelect, PlanDropsRunsThatCrossShards) {
+  // Shards (as unique's runs): [1 1 2] [] [2 2 3] [3] [4]: the 2 of rank 2 continues rank 0's run
+  // across the empty rank 1, the 3 of rank 3 continues rank 2's, the 4 of rank 4 does not.
+  const std::vector<std::vector<int>> shards = {{1, 1, 2}, {}, {2, 2, 3}, {3}, {4}};
+  std::vector<std::uint64_t> counts;
+  std::vector<bool> present;
+  for (const auto& s : shards) {
+    std::vector<int> u = s;
+    u.erase(std::unique(u.begin(), u.end()), u.end());
+    counts.push_back(u.size());
+    present.push_back(!s.empty());
+  }
+  const auto plan = prism::detail::plan_selection(counts, present, [&](int before, int r) {
+    return shards[before].back() == shards[r].front();
+  });
+  EXPECT_EQ(plan.sizes, (std::vector<std::uint64_t>{2, 0, 1, 0, 1}));
+  EXPECT_EQ(plan.skip, (std::vector<std::uint64_t>{0, 0, 1, 1, 0}));
+  // compact never drops: the sizes are the counts.
+  const auto kept = prism::detail::plan_selection(counts, present, [](int, int) { return false; });
+  EXPECT_EQ(kept.sizes, counts);
+  // A present rank that kept nothing (a compaction of zeros) is never asked and skips nothing.
+  const auto none = prism::detail::plan_selection({3, 0, 2}, {true, true, true}, [](int, int) { return true; });
+  EXPECT_EQ(none.sizes, (std::vector<std::uint64_t>{3, 0, 1}));
+}
+
 // ---- element-wise ------------------------------------------------------------------------------------
 
 TEST_P(Distributed, GpuElementwiseMatchesHost) {
@@ -614,6 +641,292 @@ TEST_P(Distributed, GpuSortOfEqualKeysBalances) {
   const sharded<std::uint32_t> sorted = prism::sort(x, &report);
   EXPECT_LE(report.imbalance, 1.0 + double(comm().size()) / prism::detail::samples_per_rank + 1e-3);
   EXPECT_EQ(prism::count_if(sorted, prism::comparison::equal, 42u), n);
+}
+
+// ---- argsort, histogram, top-k, compact, unique ---------------------------------------------------------------
+
+// What this process holds of a sharded array, by global index (the rest of the vector poisoned).
+template <class T>
+std::vector<T> held_copy(const sharded<T>& a) {
+  std::vector<T> host(a.size(), poison<T>());
+  a.copy_to(host);
+  return host;
+}
+
+// Every local GPU's copy of a replicated array set to `host` (blocking).
+template <class T>
+void put(prism::replicated<T>& r, const std::vector<T>& host) {
+  for (int g = 0; g < r.comm().local_count(); ++g) {
+    prism::device_guard guard(r.comm().device(g));
+    if (!host.empty())
+      prism::check(cudaMemcpy(r.local(g).data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+                   "cudaMemcpy");
+  }
+}
+
+template <class K>
+void check_argsort(communicator& comm, std::uint64_t n, std::uint64_t seed) {
+  SCOPED_TRACE(std::string(typeid(K).name()) + ", n = " + std::to_string(n));
+  const std::vector<K> keys = sort_keys_for<K>(n, seed);
+  std::vector<std::int64_t> order(n);
+  for (std::uint64_t i = 0; i < n; ++i) order[i] = static_cast<std::int64_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return ordinal_of(keys[a]) < ordinal_of(keys[b]); });
+  sharded<K> dkeys(comm, n);
+  dkeys.copy_from(keys);
+  const sharded<std::int64_t> indices = prism::argsort(dkeys);
+  EXPECT_EQ(indices.size(), n);
+  const std::vector<std::int64_t> got = held_copy(indices);
+  int reported = 0;
+  for (auto [begin, end] : held(indices))
+    for (std::uint64_t i = begin; i < end && reported < 5; ++i)
+      if (got[i] != order[i]) ADD_FAILURE() << "position " << i << ": " << got[i] << ", want " << order[i] << " (" << ++reported << ")";
+}
+
+TEST_P(Distributed, GpuArgsortIsTheStableOrder) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) check_argsort<float>(comm(), n, seed);
+  check_argsort<std::int32_t>(comm(), 4099, seed);
+  check_argsort<double>(comm(), 1001, seed);
+}
+
+// Equal bins and edges, into replicated counts (poisoned first) and returned, against a host loop
+// with histogram.hpp's rules: float bins by histogram_edge, integer bins exact, NaN and the
+// samples outside [lo, hi) not counted.
+TEST_P(Distributed, GpuHistogramMatchesHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  const std::size_t bins = 37;
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    SCOPED_TRACE(n);
+    std::vector<float> x(n);
+    std::vector<std::int32_t> y(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      x[i] = i % 97 == 5 ? std::numeric_limits<float>::quiet_NaN() : random_element<float>(seed, i);
+      y[i] = static_cast<std::int32_t>(mix(seed ^ i) % 300) - 150;
+    }
+    const float lo = -0.75f, hi = 0.8f;
+    const std::int64_t ilo = -100, ihi = 101;
+    std::vector<float> edges(bins + 1);
+    for (std::size_t b = 0; b <= bins; ++b) edges[b] = prism::histogram_edge(lo, hi, bins, b);
+    std::vector<std::uint64_t> want(bins, 0), want_int(bins, 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (x[i] >= lo && x[i] < hi) ++want[std::upper_bound(edges.begin(), edges.end(), x[i]) - edges.begin() - 1];
+      if (y[i] >= ilo && y[i] < ihi) ++want_int[(y[i] - ilo) * std::int64_t(bins) / (ihi - ilo)];
+    }
+    sharded<float> dx(comm(), n);
+    sharded<std::int32_t> dy(comm(), n);
+    dx.copy_from(x);
+    dy.copy_from(y);
+    prism::replicated<std::uint32_t> counts(comm(), bins);
+    put(counts, std::vector<std::uint32_t>(bins, 0xDEADBEEFu));
+    prism::histogram(dx, counts, lo, hi);
+    for (int g = 0; g < comm().local_count(); ++g) {
+      const std::vector<std::uint32_t> got = counts.to_host(g);
+      EXPECT_EQ(std::vector<std::uint64_t>(got.begin(), got.end()), want) << "local GPU " << g;
+    }
+    EXPECT_EQ(prism::histogram(dx, bins, lo, hi), want);
+    EXPECT_EQ(prism::histogram(dy, bins, ilo, ihi), want_int);
+    prism::replicated<float> dedges(comm(), bins + 1);
+    put(dedges, edges);
+    EXPECT_EQ(prism::histogram(dx, dedges), want) << "the same bins as edges";
+    prism::replicated<std::uint64_t> wide(comm(), bins);
+    put(wide, std::vector<std::uint64_t>(bins, ~0ull));
+    prism::histogram(dx, dedges, wide);
+    EXPECT_EQ(wide.to_host(0), want);
+  }
+}
+
+// The host top-k: every index stably by the sort family's order, best first (ties to the lower
+// index); the first k are the answer.
+template <class T>
+std::vector<std::int64_t> best_first(const std::vector<T>& x, bool largest) {
+  std::vector<std::int64_t> order(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return largest ? ordinal_of(x[a]) > ordinal_of(x[b]) : ordinal_of(x[a]) < ordinal_of(x[b]);
+  });
+  return order;
+}
+
+template <class T>
+void expect_top_k(const std::vector<T>& x, const std::vector<std::int64_t>& order, std::size_t k,
+                  const std::vector<T>& values, const std::vector<std::int64_t>& indices) {
+  ASSERT_EQ(values.size(), k);
+  ASSERT_EQ(indices.size(), k);
+  int reported = 0;
+  for (std::size_t j = 0; j < k && reported < 5; ++j) {
+    // Bit for bit: the value at the index, so a -0.0 stays -0.0.
+    if (indices[j] != order[j] || std::memcmp(&values[j], &x[order[j]], sizeof(T)) != 0)
+      ADD_FAILURE() << "place " << j << " of " << k << ": index " << indices[j] << ", want " << order[j] << " ("
+                    << ++reported << ")";
+  }
+}
+
+template <class T>
+void check_top_k(communicator& comm, std::uint64_t n, std::uint64_t seed) {
+  SCOPED_TRACE(std::string(typeid(T).name()) + ", n = " + std::to_string(n));
+  const std::vector<T> x = sort_keys_for<T>(n, seed);  // duplicates, both zeros, NaNs of both signs
+  sharded<T> dx(comm, n);
+  dx.copy_from(x);
+  for (bool largest : {true, false}) {
+    const std::vector<std::int64_t> order = best_first(x, largest);
+    // None, one, a few, more than a shard holds, all of them.
+    for (std::uint64_t k : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5}, n / comm.size() + 2, n}) {
+      if (k > n) continue;
+      SCOPED_TRACE("k = " + std::to_string(k) + (largest ? ", largest" : ", smallest"));
+      const prism::sharded_top_k<T> got = prism::top_k(dx, k, largest);
+      expect_top_k(x, order, k, got.values, got.indices);
+      prism::replicated<T> values(comm, k);
+      prism::replicated<std::int64_t> indices(comm, k);
+      put(values, std::vector<T>(k, poison<T>()));
+      put(indices, std::vector<std::int64_t>(k, -1));
+      prism::top_k(dx, k, values, indices, largest);
+      for (int g = 0; g < comm.local_count(); ++g) expect_top_k(x, order, k, values.to_host(g), indices.to_host(g));
+    }
+  }
+}
+
+TEST_P(Distributed, GpuTopKMatchesHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  for (std::uint64_t n : sizes_for(comm().size())) {
+    check_top_k<float>(comm(), n, seed);
+    check_top_k<std::int32_t>(comm(), n, seed);
+  }
+  check_top_k<double>(comm(), 4097, seed);
+  check_top_k<std::uint64_t>(comm(), 4097, seed);
+  // k larger than every shard: every candidate of every rank is needed.
+  const std::uint64_t n = 3 * static_cast<std::uint64_t>(comm().size()) + 1;
+  const std::vector<float> x = sort_keys_for<float>(n, seed + 1);
+  sharded<float> dx(comm(), n);
+  dx.copy_from(x);
+  const auto got = prism::top_k(dx, n - 1);
+  expect_top_k(x, best_first(x, true), n - 1, got.values, got.indices);
+}
+
+// Values in runs (lengths 1 to 4, so runs cross the shard boundaries), floats with both zeros and NaNs.
+template <class T>
+std::vector<T> runs_for(std::uint64_t n, std::uint64_t seed) {
+  std::vector<T> x(n);
+  const std::vector<T> keys = sort_keys_for<T>(n, seed);
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = i > 0 && mix(seed ^ (i * 3)) % 4 != 0 ? x[i - 1] : keys[i];
+  if constexpr (std::is_floating_point_v<T>) {
+    for (std::uint64_t i = 1; i < n; i += 11) x[i] = x[i - 1] == T(0) ? -x[i - 1] : x[i];  // -0.0 after +0.0
+  }
+  return x;
+}
+
+// Compares what this process holds of `got` with the host result `want`, bit for bit, and the
+// shards with the data: rank r holds what rank r's shard of the input kept.
+template <class T>
+void expect_selected(const sharded<T>& got, const std::vector<T>& want, const std::vector<std::uint64_t>& kept_per_rank) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t r = 0; r < kept_per_rank.size(); ++r) EXPECT_EQ(got.layout().count(int(r)), kept_per_rank[r]) << "rank " << r;
+  const std::vector<T> host = held_copy(got);
+  int reported = 0;
+  for (auto [begin, end] : held(got))
+    for (std::uint64_t i = begin; i < end && reported < 5; ++i)
+      if (std::memcmp(&host[i], &want[i], sizeof(T)) != 0) ADD_FAILURE() << "element " << i << " (" << ++reported << ")";
+}
+
+template <class T>
+void check_selections(communicator& comm, const std::vector<std::uint64_t>& shard_sizes, std::uint64_t seed) {
+  std::uint64_t n = 0;
+  for (std::uint64_t m : shard_sizes) n += m;
+  SCOPED_TRACE(std::string(typeid(T).name()) + ", n = " + std::to_string(n));
+  const std::vector<T> x = runs_for<T>(n, seed);
+  std::vector<std::uint8_t> flags(n);
+  for (std::uint64_t i = 0; i < n; ++i) flags[i] = mix(seed + i) % 3 == 0 ? 0 : std::uint8_t(1 + i % 5);
+  sharded<T> dx(comm, shard_sizes);
+  sharded<std::uint8_t> dflags(comm, shard_sizes);
+  dx.copy_from(x);
+  dflags.copy_from(flags);
+  // Host references: std::copy_if and std::unique (== in T: NaN equals nothing, -0.0 equals 0.0).
+  std::vector<T> compacted, uniq;
+  std::vector<std::uint64_t> compacted_per_rank, unique_per_rank;
+  std::uint64_t start = 0;
+  for (std::uint64_t m : shard_sizes) {
+    std::uint64_t c = 0, u = 0;
+    for (std::uint64_t i = start; i < start + m; ++i) {
+      if (flags[i] != 0) compacted.push_back(x[i]), ++c;
+      if (i == 0 || !(x[i] == x[i - 1])) uniq.push_back(x[i]), ++u;
+    }
+    compacted_per_rank.push_back(c);
+    unique_per_rank.push_back(u);
+    start += m;
+  }
+  std::vector<T> check = x;
+  check.erase(std::unique(check.begin(), check.end()), check.end());
+  EXPECT_EQ(check.size(), uniq.size()) << "the host references agree";
+  expect_selected(prism::compact(dx, dflags), compacted, compacted_per_rank);
+  expect_selected(prism::unique(dx), uniq, unique_per_rank);
+}
+
+TEST_P(Distributed, GpuCompactAndUniqueMatchHost) {
+  const std::uint64_t seed = shared_seed();
+  SCOPED_TRACE(seed);
+  const int k = comm().size();
+  for (std::uint64_t n : sizes_for(k)) {
+    const auto starts = prism::detail::block_starts(n, k);
+    std::vector<std::uint64_t> sizes;
+    for (int r = 0; r < k; ++r) sizes.push_back(starts[r + 1] - starts[r]);
+    check_selections<float>(comm(), sizes, seed);
+  }
+  // Uneven shards, empty ones between: a run continues across an empty rank.
+  std::vector<std::uint64_t> sizes(k, 0);
+  for (int r = 0; r < k; r += 2) sizes[r] = 5 + r;
+  check_selections<float>(comm(), sizes, seed);
+  check_selections<std::int32_t>(comm(), sizes, seed);
+  check_selections<double>(comm(), std::vector<std::uint64_t>(k, 1001), seed);
+  check_selections<std::uint8_t>(comm(), std::vector<std::uint64_t>(k, 4097), seed);
+  // Every element equal: one survives, on the first non-empty rank.
+  sharded<std::uint32_t> same(comm(), 1001);
+  prism::fill(same, 7u);
+  const sharded<std::uint32_t> one = prism::unique(same);
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_EQ(one.layout().count(0), 1u);
+}
+
+// Refused on every rank before any output is written; the communicator works afterwards.
+TEST_P(Distributed, GpuSelectionsRefuseMismatchedArrays) {
+  const int k = comm().size();
+  const std::uint64_t n = 10;
+  std::vector<std::uint64_t> uneven(k, 0);
+  uneven[0] = n;
+  sharded<float> x(comm(), n);
+  sharded<std::uint8_t> flags(comm(), n), shorter(comm(), n - 1), other(comm(), uneven);
+  prism::sequence(x, 0.0f, 1.0f);
+  flags.copy_from(std::vector<std::uint8_t>(n, 1));
+  EXPECT_THROW((void)prism::compact(x, shorter), std::invalid_argument);
+  if (k > 1) EXPECT_THROW((void)prism::compact(x, other), std::invalid_argument);
+  prism::replicated<float> values(comm(), 3);
+  prism::replicated<std::int64_t> indices(comm(), 4);
+  put(values, std::vector<float>(3, -1.0f));
+  put(indices, std::vector<std::int64_t>(4, -1));
+  EXPECT_THROW(prism::top_k(x, 3, values, indices), std::invalid_argument);  // indices of 4
+  EXPECT_THROW((void)prism::top_k(x, n + 1), std::invalid_argument);
+  prism::replicated<std::uint32_t> counts(comm(), 4);
+  put(counts, std::vector<std::uint32_t>(4, 99u));
+  EXPECT_THROW(prism::histogram(x, counts, 1.0f, 1.0f), std::invalid_argument);  // lo == hi
+#if !PRISM_TEST_MPI
+  // Outputs of another communicator (the other mode's, where this run has made it).
+  if (communicator* elsewhere = communicators()[modes()[1 - GetParam()].name].get()) {
+    prism::replicated<std::uint32_t> foreign(*elsewhere, 4);
+    EXPECT_THROW(prism::histogram(x, foreign, 0.0f, 10.0f), std::invalid_argument);
+    prism::replicated<float> foreign_values(*elsewhere, 3);
+    prism::replicated<std::int64_t> three(comm(), 3);
+    EXPECT_THROW(prism::top_k(x, 3, foreign_values, three), std::invalid_argument);
+  }
+#endif
+  for (int g = 0; g < comm().local_count(); ++g) {
+    EXPECT_EQ(values.to_host(g), std::vector<float>(3, -1.0f)) << "nothing written";
+    EXPECT_EQ(indices.to_host(g), std::vector<std::int64_t>(4, -1));
+    EXPECT_EQ(counts.to_host(g), std::vector<std::uint32_t>(4, 99u));
+  }
+  EXPECT_EQ(prism::compact(x, flags).size(), n);
+  EXPECT_EQ(prism::top_k(x, 1).indices, std::vector<std::int64_t>{std::int64_t(n - 1)});
 }
 
 // ---- empty shards and mismatched arrays ---------------------------------------------------------------------

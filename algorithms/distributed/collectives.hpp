@@ -5,6 +5,9 @@
 // grouped, else the first would wait for the others forever).
 #include <prism/distributed.hpp>
 
+#include <prism/buffer.hpp>
+
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -80,5 +83,25 @@ void all_reduce_in_place(const char* algorithm, const execution_policy& policy, 
   }
   nccl_check(ncclGroupEnd(), "ncclGroupEnd", algorithm);
 }
+
+// Device memory of one local GPU, freed with that GPU current.
+template <class T>
+struct on_device {
+  int device = 0;
+  device_buffer<T> buffer;
+  on_device() = default;
+  on_device(int d, std::size_t n) : device(d) {
+    device_guard guard(d);
+    buffer = device_buffer<T>(n);
+  }
+  on_device(on_device&&) noexcept = default;
+  on_device& operator=(on_device&&) noexcept = default;
+  ~on_device() {
+    if (buffer.data() == nullptr) return;
+    device_guard guard(device);
+    buffer = device_buffer<T>();
+  }
+  T* data() const noexcept { return buffer.data(); }
+};
 
 }  // namespace prism::detail

@@ -257,6 +257,16 @@ void require_aligned(const char* algorithm, std::span<const shard_layout* const>
   }
 }
 
+void require_replicated(const char* algorithm, const char* what, const communicator& comm, const communicator& output,
+                        std::size_t size, std::size_t want) {
+  if (!(output == comm))
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": " + what +
+                                " belong to another communicator than the sharded array");
+  if (want != any_size && size != want)
+    throw std::invalid_argument(std::string("prism::") + algorithm + ": " + what + " hold " + std::to_string(size) +
+                                " elements on every GPU, not " + std::to_string(want));
+}
+
 execution_policy shard_policy(const char* algorithm, const execution_policy& policy, const communicator& comm,
                               int local) {
   if (policy.stream() != nullptr) {

@@ -111,26 +111,6 @@ double ms_since(clock::time_point start) {
   return std::chrono::duration<double, std::milli>(clock::now() - start).count();
 }
 
-// Device memory of one local GPU, freed with that GPU current.
-template <class T>
-struct on_device {
-  int device = 0;
-  device_buffer<T> buffer;
-  on_device() = default;
-  on_device(int d, std::size_t n) : device(d) {
-    device_guard guard(d);
-    buffer = device_buffer<T>(n);
-  }
-  on_device(on_device&&) noexcept = default;
-  on_device& operator=(on_device&&) noexcept = default;
-  ~on_device() {
-    if (buffer.data() == nullptr) return;
-    device_guard guard(device);
-    buffer = device_buffer<T>();
-  }
-  T* data() const noexcept { return buffer.data(); }
-};
-
 // An array of keys and maybe values (V void: none), as the merge rounds move them.
 template <class K, class V>
 struct pairs_view {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Beyond one GPU: arrays sharded over several GPUs, in one process or in many, and the element-wise,
-// reduction and scan families over them. prism writes no communication of its own: the GPUs talk
-// through NCCL (NVLink, PCIe or the network, whichever joins them), and several processes find each
-// other through MPI (<prism/distributed_mpi.hpp>) or through an id the caller hands around.
+// reduction, scan, sort, histogram, top-k and selection families over them. prism writes no
+// communication of its own: the GPUs talk through NCCL (NVLink, PCIe or the network, whichever
+// joins them), and several processes find each other through MPI (<prism/distributed_mpi.hpp>) or
+// through an id the caller hands around.
 //
 //   prism::communicator comm = prism::communicator::single_process();  // every visible GPU
 //   prism::sharded<float> x(comm, n), y(comm, n);                      // block-distributed
@@ -70,7 +71,20 @@
 //                 (1024, or the whole shard when it is smaller), each standing for the keys up to
 //                 its rank's next one, no rank gets more than about n / k + 2 n / s keys (n / k +
 //                 n / s when the shards are even). With one rank it is the single-GPU sort into a
-//                 new array.
+//                 new array. argsort: the global positions (int64) that sort the keys stably, a
+//                 sort_by_key of the keys with their positions.
+//   histogram     <prism/histogram.hpp>'s forms (equal bins over [lo, hi), or edges on every GPU)
+//                 and binning: every shard's single-GPU histogram, one ncclAllReduce (sum) of the
+//                 counts; the counts land in every rank's replicated<C> (or come back, uint64).
+//   top_k         the k largest (or smallest) with their global indices (int64), ties to the lower
+//                 index as <prism/top_k.hpp>: every shard's single-GPU top-k (min(k, shard)), the
+//                 k-blocks all-gathered, and every GPU takes the final top-k of the candidates in
+//                 rank order (which keeps the tie rule). Into replicated arrays, or returned.
+//   compact       values where the flags (split alike) are not 0, and unique (drops an element
+//   unique        equal to the one before it, across shard boundaries too): every shard selects
+//                 alone, the counts and each shard's first and last elements are all-gathered, and
+//                 the result is a new sharded array whose shards follow the data (rank r holds
+//                 what its shard kept), not rebalanced.
 // Results of reductions come back returned (the call waits) or into a replicated<R>: one element
 // on every local GPU, written without waiting.
 //
@@ -525,106 +539,7 @@ void run(exclusive_scan, const execution_policy& policy, const sharded<T>& x, sh
 }
 }  // namespace ops
 
-// ---- sorting ----------------------------------------------------------------------------------
-
-// What a sharded sort did, for whoever measures it: the wall clock of each phase on this process
-// (every local GPU waited for at the phase's end), and the balance of the result.
-struct sharded_sort_report {
-  double local_sort_ms = 0;  // each shard sorted alone
-  double exchange_ms = 0;    // samples, splitters, cuts and the all-to-all exchange
-  double merge_ms = 0;       // the received runs merged
-  std::uint64_t largest_shard = 0;  // of the result, over every rank
-  double imbalance = 0;             // largest_shard over n / k: 1 is perfectly even
-};
-
-// The keys and values of a sharded sort_by_key, split alike.
-template <class K, class V>
-struct sorted_by_key {
-  sharded<K> keys;
-  sharded<V> values;
-};
-
-namespace detail {
-// A regular sample of a sorted shard: its key's place in the sort family's order (the radix
-// sort's ordered bits, -0.0 as +0.0) and where it is. (ordinal, rank, position) orders every key
-// of every shard as the stable global sort does.
-struct sort_sample {
-  std::uint64_t ordinal = 0;
-  std::uint32_t rank = 0;
-  std::uint32_t valid = 0;  // 0: padding of a shard with fewer elements than samples
-  std::uint64_t position = 0;
-  std::uint64_t weight = 0;  // the keys it stands for: from it to its rank's next sample
-};
-inline constexpr std::uint64_t samples_per_rank = 1024;
-// The k - 1 splitters: the valid samples sorted; splitter j is the first whose samples before it
-// stand for j n / k keys or more (weighted, so shards of different sizes count by their keys).
-std::vector<sort_sample> choose_splitters(std::vector<sort_sample> samples, int k);
-// Where rank `rank`'s sorted shard is cut by a splitter, from the splitter's ordinal's lower and
-// upper bounds in it: the keys that go before the splitter in (ordinal, rank, position) order.
-constexpr std::uint64_t cut_at(const sort_sample& splitter, std::uint32_t rank, std::uint64_t lower,
-                               std::uint64_t upper) noexcept {
-  if (rank < splitter.rank) return upper;
-  if (rank > splitter.rank) return lower;
-  return splitter.position;  // the same rank: its keys equal to the splitter's before it
-}
-// From every rank's k + 1 cuts (rank-major): the size of every rank's shard after the exchange.
-std::vector<std::uint64_t> sizes_after_exchange(const std::vector<std::uint64_t>& cuts, int k);
-
-// The outputs of a sharded sort, made once their sizes are known (a collective call): every local
-// shard's keys and values (none for sort).
-struct sort_outputs {
-  std::vector<void*> keys, values;
-};
-using make_sort_outputs = std::function<sort_outputs(const std::vector<std::uint64_t>& sizes)>;
-// The compiled entry point (algorithms/distributed/sort.cu): B is the values' bits (uint32_t or
-// uint64_t), or void for keys alone; values[g] is local GPU g's shard of them, split like the keys.
-template <sort_key K, class B>
-void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const std::vector<const void*>& values,
-                  const make_sort_outputs& make, sharded_sort_report* report);
-template <class V>
-using sort_value_bits = std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>;
-}  // namespace detail
-
-namespace ops {
-// The keys in ascending order as a new sharded array (its shards sized by the data, see above).
-template <sort_key K>
-sharded<K> run(sort, const execution_policy& policy, const sharded<K>& keys, sharded_sort_report* report = nullptr) {
-  std::optional<sharded<K>> out;
-  detail::sort_sharded<K, void>(
-      policy, keys, {},
-      [&](const std::vector<std::uint64_t>& sizes) {
-        out.emplace(keys.comm(), sizes);
-        detail::sort_outputs made;
-        for (int g = 0; g < keys.local_count(); ++g) made.keys.push_back(out->local(g).data());
-        return made;
-      },
-      report);
-  return std::move(*out);
-}
-// Keys and values (split alike) by key, stably, as two new sharded arrays split alike.
-template <sort_key K, sort_value V>
-sorted_by_key<K, V> run(sort_by_key, const execution_policy& policy, const sharded<K>& keys, const sharded<V>& values,
-                        sharded_sort_report* report = nullptr) {
-  detail::require_aligned("sort_by_key", {&keys.layout(), &values.layout()});
-  std::optional<sharded<K>> out_keys;
-  std::optional<sharded<V>> out_values;
-  std::vector<const void*> in;
-  for (int g = 0; g < values.local_count(); ++g) in.push_back(values.local(g).data());
-  detail::sort_sharded<K, detail::sort_value_bits<V>>(
-      policy, keys, in,
-      [&](const std::vector<std::uint64_t>& sizes) {
-        out_keys.emplace(keys.comm(), sizes);
-        out_values.emplace(keys.comm(), sizes);
-        detail::sort_outputs made;
-        for (int g = 0; g < keys.local_count(); ++g) {
-          made.keys.push_back(out_keys->local(g).data());
-          made.values.push_back(out_values->local(g).data());
-        }
-        return made;
-      },
-      report);
-  return {std::move(*out_keys), std::move(*out_values)};
-}
-}  // namespace ops
-
 }  // namespace prism
+
+// Sorting and the selections whose output size depends on the data.
+#include <prism/distributed_select.hpp>
