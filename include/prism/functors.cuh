@@ -162,6 +162,13 @@ struct arg_extremum {
   __host__ __device__ located<T> identity() const {
     return {extremum<T>{largest}.identity(), cuda::std::numeric_limits<std::int64_t>::max()};
   }
+  // The same where every index of a is below every index of b (a thread's own elements, taken in
+  // order): ties keep a, so no index is compared. The raw reduction's per-thread loop uses it.
+  __host__ __device__ located<T> ordered(located<T> a, located<T> b) const {
+    if (is_nan(a.value)) return a;
+    if (is_nan(b.value)) return b;
+    return (largest ? a.value < b.value : b.value < a.value) ? b : a;
+  }
 };
 
 // Count, mean and the sum of squared deviations from the mean of a part of the input. The count

@@ -244,6 +244,14 @@ struct partial {
   Acc value;
   bool held;
 };
+// op(a, b) where every element of a precedes every element of b, through the operator's cheaper
+// `ordered` form where it has one (argmin and argmax: ties need no index comparison).
+template <class Op, class Acc>
+__device__ Acc combine_in_order(const Op& op, const Acc& a, const Acc& b) {
+  if constexpr (requires { op.ordered(a, b); }) return op.ordered(a, b);
+  else return op(a, b);
+}
+
 template <class Op>
 struct combine_partials {
   Op op;
@@ -282,8 +290,9 @@ __global__ void __launch_bounds__(block_size)
   };
   Acc acc = init;
   bool held = false;
+  // v's elements follow every element acc holds: the loops below walk each thread's in order.
   const auto add = [&](const Acc& v) {
-    acc = held ? op(acc, v) : v;
+    acc = held ? combine_in_order(op, acc, v) : v;
     held = true;
   };
 
@@ -302,7 +311,7 @@ __global__ void __launch_bounds__(block_size)
 #pragma unroll
     for (int level = 0; (1 << level) < U * V; ++level) {
 #pragma unroll
-      for (int j = 0; j < U * V; j += 2 << level) part[j] = op(part[j], part[j + (1 << level)]);
+      for (int j = 0; j < U * V; j += 2 << level) part[j] = combine_in_order(op, part[j], part[j + (1 << level)]);
     }
     add(part[0]);
   }
@@ -312,9 +321,13 @@ __global__ void __launch_bounds__(block_size)
 #pragma unroll
     for (int k = 0; k < V; ++k) add(transform(base, k, x));
   }
-  if (first < head) add(f(std::int64_t(first), in[first]...));
   const std::size_t tail = head + vectors * V;
   if (first < n - tail) add(f(std::int64_t(tail + first), in[tail + first]...));
+  if (first < head) {  // before the vectors: out of order, so the full operator
+    const Acc v = f(std::int64_t(first), in[first]...);
+    acc = held ? op(acc, v) : v;
+    held = true;
+  }
 
   const combine_partials<Op> combine{op};
   const partial<Acc> none{init, false};
