@@ -163,6 +163,22 @@ def _describe(x):
     return _prism.describe_like(x)
 
 
+def _dtype_of(x):
+    """The dtype name of an array (its dtype attribute, for the libraries prism knows)."""
+    return _prism.dtype_of(x)
+
+
+_SCALAR_TYPES = {}
+
+
+def _scalar(type_name, value):
+    """A result returned to the host as NumPy's scalar of its type (a tuple of them for minmax)."""
+    kind = _SCALAR_TYPES.get(type_name)
+    if kind is None:
+        kind = _SCALAR_TYPES[type_name] = _numpy_dtype(type_name).type
+    return tuple(map(kind, value)) if type(value) is tuple else kind(value)
+
+
 def _like(call, x, dtype=None, flat=False):
     return call.like(x, dtype, flat)
 
@@ -325,7 +341,7 @@ def gather(map, values, out=None, *, where=None, checked=True, impl="automatic",
     not used there (nor checked)."""
     call = _Call((map, values, out, where), stream)
     if out is None:
-        out = _like(call, map, _describe(values)[1])
+        out = _like(call, map, _dtype_of(values))
     if where is None:
         _prism.permute("gather", call(map), call(values), call(out), checked, impl, call.stream)
     else:
@@ -368,16 +384,13 @@ def _reduction_function(name, doc):
         call = _Call((x, out), stream)
         returned = out is None
         if returned:  # the result's type, read before x is handed over (a capsule is used once)
-            type_name = result_type(_describe(x)[1])
+            type_name = result_type(_dtype_of(x))
             if call.returns_array:
                 # As torch.sum does: a 0-d array of the input's kind, written without waiting.
                 out, returned = call.empty(shape, type_name), False
         value = kernel(call(x), call(out), impl, call.stream)
         call.done()
-        if not returned:
-            return out
-        kind = _np.dtype(_numpy_dtype(type_name))
-        return tuple(kind.type(v) for v in value) if isinstance(value, tuple) else kind.type(value)
+        return out if not returned else _scalar(type_name, value)
     _named(function, name, doc)
 
 
@@ -390,14 +403,12 @@ def dot(a, b, out=None, *, impl="automatic", stream=None):
     call = _Call((a, b, out), stream)
     returned = out is None
     if returned:
-        name = _prism.reduce.sum_result_type(_describe(a)[1])
+        name = _prism.reduce.sum_result_type(_dtype_of(a))
         if call.returns_array:
             out, returned = call.empty((), name), False
     value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
     call.done()
-    if not returned:
-        return out
-    return _numpy_dtype(name).type(value)
+    return out if not returned else _scalar(name, value)
 
 
 _COMPARISONS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
@@ -698,7 +709,7 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
 # with nothing written, if the result does not fit).
 
 def _new_flat(call, like, size):
-    return call.empty((size,), _describe(like)[1])
+    return call.empty((size,), _dtype_of(like))
 
 
 def merge(a, b, out=None, *, impl="automatic", stream=None):
@@ -798,7 +809,7 @@ def equal_range(a, v, lower=None, upper=None, *, sorted_queries=False, impl="aut
     """Both bounds at once: (lower, upper), a[lower[i]:upper[i]] the elements equal to v[i]."""
     call = _Call((a, v, lower, upper), stream)
     lower = _like(call, v, "int64") if lower is None else lower
-    upper = _like(call, v, _describe(lower)[1]) if upper is None else upper
+    upper = _like(call, v, _dtype_of(lower)) if upper is None else upper
     _prism.equal_range(call(a), call(v), call(lower), call(upper), sorted_queries, impl, call.stream)
     call.done()
     return lower, upper
@@ -836,7 +847,7 @@ def _segments(call, x, offsets):
     """(segments' shape, the fixed size or 0, the positions' dtype) of a segmented call."""
     shape, dtype = _describe(x)
     if offsets is not None:
-        return (_size(offsets) - 1,), 0, _describe(offsets)[1]
+        return (_size(offsets) - 1,), 0, _dtype_of(offsets)
     if len(shape) == 0:
         raise ValueError("prism.segment_reduce: rows need an array of at least one dimension")
     return tuple(shape[:-1]), shape[-1], "int64"
@@ -851,7 +862,7 @@ def segment_reduce(x, offsets=None, op="sum", out=None, *, impl="automatic", str
     call = _Call((x, offsets, out), stream)
     shape, size, positions = _segments(call, x, offsets)
     if out is None:
-        dtype = _describe(x)[1]
+        dtype = _dtype_of(x)
         if op == "sum":
             dtype = _SUM_TYPES.get(dtype, dtype)
         elif op in ("argmin", "argmax"):

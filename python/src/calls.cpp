@@ -714,6 +714,27 @@ class call {
   std::vector<nb::object> arrays_;
 };
 
+// The dtype name alone: for the kinds whose dtype attribute is what their arrays hold, read
+// there (no shape, no export), else as describe_like reads it.
+nb::str dtype_of(nb::handle x) {
+  const array_kind k = kind_of(x);
+  switch (k) {
+    case array_kind::numpy:
+    case array_kind::torch:
+    case array_kind::cupy:
+    case array_kind::jax:
+    case array_kind::numba:
+    case array_kind::pycuda: {
+      const std::string n = dtype_name(call_attr(x, "dtype"));
+      return nb::str(n.c_str(), n.size());
+    }
+    default: {
+      const std::string n = shape_and_dtype(x, k, k == array_kind::dlpack ? gpu_device(x, k) : -1).second;
+      return nb::str(n.c_str(), n.size());
+    }
+  }
+}
+
 // The shape and dtype name of an array, for results like it (Python's _describe).
 nb::tuple describe_like(nb::handle x) {
   const array_kind k = kind_of(x);
@@ -732,6 +753,7 @@ void bind_calls(nb::module_& m) {
   m.def("stream_handle", [](nb::handle s) { return stream_handle(s); }, "stream"_a);
   m.def("kind", [](nb::handle x) { return name(kind_of(x)); }, "array"_a);
   m.def("describe_like", &describe_like, "array"_a);
+  m.def("dtype_of", &dtype_of, "array"_a);
   nb::class_<call>(m, "Call")
       .def(nb::init<nb::handle, nb::handle>(), "arrays"_a, "stream"_a.none())
       .def("__call__", &call::operator(), "array"_a.none())
