@@ -36,6 +36,7 @@
 #include <prism/segmented.hpp>
 #include <prism/segmented_sort.cuh>
 #include <prism/segmented_sort.hpp>
+#include <prism/segments.cuh>
 #include <prism/sort.cuh>
 #include <prism/sort.hpp>
 #include <prism/span.hpp>

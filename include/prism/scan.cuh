@@ -108,22 +108,6 @@
 
 namespace prism {
 
-namespace functors {
-// a == b: what the compiled selections compare with (IEEE for floating point: -0.0 == +0.0, a NaN
-// equals nothing). CUB's Unique, Encode and ReduceByKey compare with == themselves: the cub
-// implementation calls them where the equality is this one.
-template <class T>
-struct equal_to {
-  __host__ __device__ bool operator()(const T& a, const T& b) const { return a == b; }
-};
-
-// A flag that is not zero.
-template <class T>
-struct nonzero {
-  __host__ __device__ bool operator()(const T& flag) const { return flag != T(0); }
-};
-}  // namespace functors
-
 namespace detail {
 
 // The widest of a call's element types, in bytes: what its `automatic` table is chosen by.
