@@ -447,26 +447,32 @@ nb::object dlpack_capsule(nb::handle x, long long stream) {
   return capsule;
 }
 
-// The shape and dtype name of x, for results like it.
-std::pair<std::vector<std::int64_t>, std::string> shape_and_dtype(nb::handle x, array_kind kind, int device) {
+// The kinds whose shape and dtype attributes describe what their arrays hold.
+bool described_by_attributes(array_kind kind) {
   switch (kind) {
     case array_kind::numpy:
     case array_kind::torch:
     case array_kind::cupy:
     case array_kind::jax:
     case array_kind::numba:
-    case array_kind::pycuda: {
-      nb::object shape = call_attr(x, "shape");
-      std::vector<std::int64_t> extents;
-      for (nb::handle e : shape) extents.push_back(nb::cast<std::int64_t>(e));
-      return {std::move(extents), dtype_name(call_attr(x, "dtype"))};
-    }
-    case array_kind::prism: {
-      const device_array* a = as_device_array(x);
-      return {a->shape, name(a->type)};
-    }
+    case array_kind::pycuda:
+      return true;
     default:
-      break;
+      return false;
+  }
+}
+
+// The shape and dtype name of x, for results like it.
+std::pair<std::vector<std::int64_t>, std::string> shape_and_dtype(nb::handle x, array_kind kind, int device) {
+  if (described_by_attributes(kind)) {
+    nb::object shape = call_attr(x, "shape");
+    std::vector<std::int64_t> extents;
+    for (nb::handle e : shape) extents.push_back(nb::cast<std::int64_t>(e));
+    return {std::move(extents), dtype_name(call_attr(x, "dtype"))};
+  }
+  if (kind == array_kind::prism) {
+    const device_array* a = as_device_array(x);
+    return {a->shape, name(a->type)};
   }
   // Anything else as the compiled layer reads it, with the same checks. Of a GPU array only the
   // layout is read, so its producer is asked for no synchronization (stream -1).
@@ -714,25 +720,14 @@ class call {
   std::vector<nb::object> arrays_;
 };
 
-// The dtype name alone: for the kinds whose dtype attribute is what their arrays hold, read
-// there (no shape, no export), else as describe_like reads it.
+// The dtype name alone: the dtype attribute where it describes the array (no shape, no export),
+// else as describe_like reads it.
 nb::str dtype_of(nb::handle x) {
   const array_kind k = kind_of(x);
-  switch (k) {
-    case array_kind::numpy:
-    case array_kind::torch:
-    case array_kind::cupy:
-    case array_kind::jax:
-    case array_kind::numba:
-    case array_kind::pycuda: {
-      const std::string n = dtype_name(call_attr(x, "dtype"));
-      return nb::str(n.c_str(), n.size());
-    }
-    default: {
-      const std::string n = shape_and_dtype(x, k, k == array_kind::dlpack ? gpu_device(x, k) : -1).second;
-      return nb::str(n.c_str(), n.size());
-    }
-  }
+  const std::string n = described_by_attributes(k)
+                            ? dtype_name(call_attr(x, "dtype"))
+                            : shape_and_dtype(x, k, k == array_kind::dlpack ? gpu_device(x, k) : -1).second;
+  return nb::str(n.c_str(), n.size());
 }
 
 // The shape and dtype name of an array, for results like it (Python's _describe).
