@@ -576,6 +576,18 @@ std::vector<K> sort_keys_for(std::uint64_t n, std::uint64_t seed) {
   return keys;
 }
 
+// Every index stably by the sort family's order, best (largest, or smallest) first, ties to the
+// lower index: the host's stable sort and argsort (smallest first), and its top-k (the first k).
+template <class T>
+std::vector<std::int64_t> best_first(const std::vector<T>& x, bool largest) {
+  std::vector<std::int64_t> order(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return largest ? ordinal_of(x[a]) > ordinal_of(x[b]) : ordinal_of(x[a]) < ordinal_of(x[b]);
+  });
+  return order;
+}
+
 // prism::sort and prism::sort_by_key of sharded arrays against one stable sort on the host: the
 // same bits in the same order (values are the global indices, so stability shows), shards whose
 // sizes add up, and a report that says how even they are.
@@ -583,10 +595,7 @@ template <class K>
 void check_sort(communicator& comm, std::uint64_t n, std::uint64_t seed) {
   SCOPED_TRACE(std::string(typeid(K).name()) + ", n = " + std::to_string(n));
   const std::vector<K> keys = sort_keys_for<K>(n, seed);
-  std::vector<std::uint32_t> order(n);
-  for (std::uint64_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return ordinal_of(keys[a]) < ordinal_of(keys[b]); });
+  const std::vector<std::int64_t> order = best_first(keys, false);
   sharded<K> dkeys(comm, n);
   sharded<std::uint32_t> dvalues(comm, n);
   dkeys.copy_from(keys);
@@ -668,10 +677,7 @@ template <class K>
 void check_argsort(communicator& comm, std::uint64_t n, std::uint64_t seed) {
   SCOPED_TRACE(std::string(typeid(K).name()) + ", n = " + std::to_string(n));
   const std::vector<K> keys = sort_keys_for<K>(n, seed);
-  std::vector<std::int64_t> order(n);
-  for (std::uint64_t i = 0; i < n; ++i) order[i] = static_cast<std::int64_t>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int64_t a, std::int64_t b) { return ordinal_of(keys[a]) < ordinal_of(keys[b]); });
+  const std::vector<std::int64_t> order = best_first(keys, false);
   sharded<K> dkeys(comm, n);
   dkeys.copy_from(keys);
   const sharded<std::int64_t> indices = prism::argsort(dkeys);
@@ -736,18 +742,6 @@ TEST_P(Distributed, GpuHistogramMatchesHost) {
     prism::histogram(dx, dedges, wide);
     EXPECT_EQ(wide.to_host(0), want);
   }
-}
-
-// The host top-k: every index stably by the sort family's order, best first (ties to the lower
-// index); the first k are the answer.
-template <class T>
-std::vector<std::int64_t> best_first(const std::vector<T>& x, bool largest) {
-  std::vector<std::int64_t> order(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) order[i] = static_cast<std::int64_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return largest ? ordinal_of(x[a]) > ordinal_of(x[b]) : ordinal_of(x[a]) < ordinal_of(x[b]);
-  });
-  return order;
 }
 
 template <class T>

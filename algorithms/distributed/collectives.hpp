@@ -32,6 +32,13 @@ inline cudaStream_t stream_of(const char* algorithm, const execution_policy& pol
   return shard_policy(algorithm, policy, comm, g).stream();
 }
 
+// Copies `bytes` of device memory to the host on `stream` (a local GPU's, current) and waits for
+// them, and for everything queued on the stream before.
+inline void read_back(const char* algorithm, cudaStream_t stream, void* host, const void* device, std::size_t bytes) {
+  check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync", algorithm);
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+}
+
 // The workspace of local GPU g: slot 0 holds this rank's partial state, slots 1 .. k the gathered
 // ones (each `bytes` long, packed from slot 1 on), the last slot a returned result.
 inline unsigned char* own_slot(const communicator& comm, int g) {

@@ -39,10 +39,7 @@ void histogram_sharded(const execution_policy& policy, const sharded<T>& samples
   if (host != nullptr) {
     host->resize(counts.local(0).size());
     guard.set(comm.device(0));
-    const cudaStream_t stream = stream_of(algorithm, policy, comm, 0);
-    check(cudaMemcpyAsync(host->data(), buffers[0], host->size() * sizeof(C), cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync", algorithm);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+    read_back(algorithm, stream_of(algorithm, policy, comm, 0), host->data(), buffers[0], host->size() * sizeof(C));
   }
 }
 

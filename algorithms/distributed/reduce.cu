@@ -283,10 +283,7 @@ R reduce_sharded(const execution_policy& policy, sharded_reduction what, const s
   if (into != nullptr) return R{};
   // Returned: local GPU 0's copy, through the pinned slot.
   guard.set(comm.device(0));
-  const cudaStream_t stream = stream_of(algorithm, policy, comm, 0);
-  check(cudaMemcpyAsync(comm.pinned_slot(), results[0], sizeof(R), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
-        algorithm);
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+  read_back(algorithm, stream_of(algorithm, policy, comm, 0), comm.pinned_slot(), results[0], sizeof(R));
   R r;
   std::memcpy(&r, comm.pinned_slot(), sizeof(R));
   return r;

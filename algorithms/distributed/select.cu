@@ -65,11 +65,8 @@ void select_sharded(const char* algorithm, const execution_policy& policy, const
   all_gather_slots(algorithm, policy, comm, sizeof(state));
   std::vector<state> states(ranks);
   guard.set(comm.device(0));
-  const cudaStream_t stream = stream_of(algorithm, policy, comm, 0);
-  check(cudaMemcpyAsync(states.data(), gathered_slots(comm, 0), ranks * sizeof(state), cudaMemcpyDeviceToHost,
-                        stream),
-        "cudaMemcpyAsync", algorithm);
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+  read_back(algorithm, stream_of(algorithm, policy, comm, 0), states.data(), gathered_slots(comm, 0),
+            ranks * sizeof(state));
 
   std::vector<std::uint64_t> counts(ranks);
   std::vector<bool> present(ranks);

@@ -250,10 +250,8 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
       [&](int g) { return samples[g].data() + per_rank; }, per_rank * sizeof(sort_sample));
   std::vector<sort_sample> gathered(per_rank * static_cast<std::size_t>(k));
   guard.set(comm.device(0));
-  check(cudaMemcpyAsync(gathered.data(), samples[0].data() + per_rank, gathered.size() * sizeof(sort_sample),
-                        cudaMemcpyDeviceToHost, streams[0]),
-        "cudaMemcpyAsync", algorithm);
-  check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize", algorithm);
+  read_back(algorithm, streams[0], gathered.data(), samples[0].data() + per_rank,
+            gathered.size() * sizeof(sort_sample));
   const std::vector<sort_sample> splitters = choose_splitters(std::move(gathered), k);
 
   // 3. Every rank's cuts at the splitters, all-gathered (k + 1 per rank: 0, the k - 1 cuts, its size).
@@ -301,10 +299,7 @@ void sort_sharded(const execution_policy& policy, const sharded<K>& keys, const 
              row * sizeof(std::uint64_t));
   std::vector<std::uint64_t> cuts(row * static_cast<std::size_t>(k));
   guard.set(comm.device(0));
-  check(cudaMemcpyAsync(cuts.data(), own_cuts_at(0) + row,
-                        cuts.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, streams[0]),
-        "cudaMemcpyAsync", algorithm);
-  check(cudaStreamSynchronize(streams[0]), "cudaStreamSynchronize", algorithm);
+  read_back(algorithm, streams[0], cuts.data(), own_cuts_at(0) + row, cuts.size() * sizeof(std::uint64_t));
   const std::vector<std::uint64_t> sizes = sizes_after_exchange(cuts, k);
   const auto piece = [&](int from, int to) { return cuts[from * row + to + 1] - cuts[from * row + to]; };
   const auto piece_start = [&](int from, int to) { return cuts[from * row + to]; };

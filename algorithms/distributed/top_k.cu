@@ -6,7 +6,7 @@
 //                 fewer than k leaves its block's end as zeros: every rank knows every shard's size,
 //                 so nobody needs to be told which candidates are real);
 //   3. final      every GPU packs the real candidates in rank order and takes their top-k with the
-//                 single-GPU top_k, then looks the global indices up by the candidates' positions.
+//                 single-GPU top_k, then gathers the global indices by the candidates' positions.
 // Why the final pick keeps the tie rule: the global top-k is among the candidates (any element
 // better than a rank's k-th candidate, or tied with it at a lower index, is one of its candidates),
 // and among equal values a candidate's position grows with its global index (blocks in rank order,
@@ -15,6 +15,7 @@
 #include "collectives.hpp"
 
 #include <prism/distributed_select.hpp>
+#include <prism/elementwise.hpp>
 #include <prism/primitives/launch.cuh>
 
 #include <algorithm>
@@ -29,13 +30,6 @@ namespace {
 __global__ void offset_kernel(std::int64_t* indices, std::uint64_t count, std::int64_t start) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i < count) indices[i] += start;
-}
-
-// out[j] = candidates[positions[j]]: the global index of the j-th best candidate.
-__global__ void look_up_kernel(const std::int64_t* candidates, const std::int64_t* positions, std::uint64_t count,
-                               std::int64_t* out) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i < count) out[i] = candidates[positions[i]];
 }
 
 // Device memory from the device's stream-ordered pool, freed on the same stream after the work
@@ -146,9 +140,9 @@ void top_k_sharded(const execution_policy& policy, key_kind kind, const communic
       }
       local_top_k<B>(p, kind, span<const B>(packed_values, candidates), k, values_of(g),
                      span<std::int64_t>(positions, k), largest);
-      launch(algorithm, "look_up_kernel", look_up_kernel, blocks_for(k), block_size, p.stream(),
-             static_cast<const std::int64_t*>(packed_indices), static_cast<const std::int64_t*>(positions),
-             std::uint64_t{k}, indices_of(g).data());
+      // The global index of the j-th best candidate: packed_indices[positions[j]].
+      prism::gather(p, span<const std::int64_t>(positions, k), span<const std::int64_t>(packed_indices, candidates),
+                    indices_of(g));
     }
     // The scratch above goes back to the pool behind this work, on the same streams.
   }
@@ -158,9 +152,7 @@ void top_k_sharded(const execution_policy& policy, key_kind kind, const communic
     const cudaStream_t stream = stream_of(algorithm, policy, comm, 0);
     check(cudaMemcpyAsync(host_values, values[0], k * sizeof(B), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
           algorithm);
-    check(cudaMemcpyAsync(host_indices, indices[0], k * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync", algorithm);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+    read_back(algorithm, stream, host_indices, indices[0], k * sizeof(std::int64_t));  // waits for both
   }
 }
 

@@ -35,6 +35,14 @@ struct sorted_by_key {
 };
 
 namespace detail {
+// Every local shard's memory, in local order: what the compiled entry points take.
+template <class T>
+std::vector<const void*> shard_pointers(const sharded<T>& a) {
+  std::vector<const void*> pointers;
+  for (int g = 0; g < a.local_count(); ++g) pointers.push_back(a.local(g).data());
+  return pointers;
+}
+
 // A regular sample of a sorted shard: its key's place in the sort family's order (the radix
 // sort's ordered bits, -0.0 as +0.0) and where it is. (ordinal, rank, position) orders every key
 // of every shard as the stable global sort does.
@@ -98,10 +106,8 @@ sorted_by_key<K, V> run(sort_by_key, const execution_policy& policy, const shard
   detail::require_aligned("sort_by_key", {&keys.layout(), &values.layout()});
   std::optional<sharded<K>> out_keys;
   std::optional<sharded<V>> out_values;
-  std::vector<const void*> in;
-  for (int g = 0; g < values.local_count(); ++g) in.push_back(values.local(g).data());
   detail::sort_sharded<K, detail::sort_value_bits<V>>(
-      policy, keys, in,
+      policy, keys, detail::shard_pointers(values),
       [&](const std::vector<std::uint64_t>& sizes) {
         out_keys.emplace(keys.comm(), sizes);
         out_values.emplace(keys.comm(), sizes);
@@ -116,7 +122,6 @@ sorted_by_key<K, V> run(sort_by_key, const execution_policy& policy, const shard
   return {std::move(*out_keys), std::move(*out_values)};
 }
 }  // namespace ops
-
 
 namespace ops {
 // The global positions (int64) that sort the keys stably: keys[result[i]] is the i-th smallest.
@@ -207,16 +212,14 @@ void top_k_of_shards(const execution_policy& policy, const sharded<T>& x, std::s
                      replicated<std::int64_t>& indices, bool largest, T* host_values, std::int64_t* host_indices) {
   require_replicated("top_k", "the values", x.comm(), values.comm(), values.local(0).size(), k);
   require_replicated("top_k", "the indices", x.comm(), indices.comm(), indices.local(0).size(), k);
-  std::vector<const void*> shards;
   std::vector<void*> v;
   std::vector<std::int64_t*> i;
   for (int g = 0; g < x.local_count(); ++g) {
-    shards.push_back(x.local(g).data());
     v.push_back(values.local(g).data());
     i.push_back(indices.local(g).data());
   }
-  top_k_sharded<bits_of_size<sizeof(T)>>(policy, key_kind_of<T>, x.comm(), x.layout(), shards, k, largest, v, i,
-                                         host_values, host_indices);
+  top_k_sharded<bits_of_size<sizeof(T)>>(policy, key_kind_of<T>, x.comm(), x.layout(), shard_pointers(x), k, largest,
+                                         v, i, host_values, host_indices);
 }
 }  // namespace detail
 
@@ -278,12 +281,6 @@ selection_plan plan_selection(const std::vector<std::uint64_t>& counts, const st
   return plan;
 }
 
-template <class T>
-std::vector<const void*> shard_pointers(const sharded<T>& a) {
-  std::vector<const void*> pointers;
-  for (int g = 0; g < a.local_count(); ++g) pointers.push_back(a.local(g).data());
-  return pointers;
-}
 template <class T>
 make_selection make_selected(const communicator& comm, std::optional<sharded<T>>& out) {
   return [&comm, &out](const std::vector<std::uint64_t>& sizes) {
