@@ -407,7 +407,7 @@ void register_rows(int gpus) {
     register_row("weak", operation::histogram, "histogram", k, per_gpu * k);
     register_row("weak", operation::top_k, "top_k", k, per_gpu * k);
     if (k > 1) {
-      register_row("reference", operation::all_to_all, "nccl_all_to_all", k, per_gpu * k);
+      register_row("reference", operation::all_to_all, "all_to_all", k, per_gpu * k);
       register_row("reference", operation::allreduce, "allreduce", k, 1);
       register_row("reference", operation::allreduce, "allreduce", k, per_gpu);
     }
