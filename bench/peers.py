@@ -687,7 +687,7 @@ def module_summary(prism, torch, cupy, gpu, arrays, rows):
             summary[f"{operation}_float_2^28_module_over_torch"] = mine / theirs
     x, y, z = (a[:small] for a in arrays["float"])
     calls = {"prism.add": lambda: prism.add(x, y, out=z),
-             "compiled layer": lambda: prism._prism.elementwise.add(x, y, z, "automatic", 0)}
+             "compiled layer": lambda: prism._prism.elementwise.add(x, y, z, "automatic", None)}
     if torch is not None:
         calls["torch.add"] = lambda: torch.add(x, y, out=z)
     for name, run in calls.items():

@@ -12,8 +12,8 @@ Rows (us per call):
           prism.add(a, b, out=c) vs np.add(a, b, out=c)
   torch   prism.add(a, b, out=c) vs torch.add(a, b, out=c)
           prism.sum(x, out=r) vs torch.sum(x, 0, out=r)   prism.sum(x) (0-d) vs torch.sum(x)
-          and prism.add(out=c)'s parts: torch's DLPack export and stream query, the call's
-          arguments, the compiled binding, the Python wrapper, each row adding one step
+          and prism.add(out=c)'s parts: torch's DLPack export, stream query and negative-bit
+          query, the compiled entry alone, then with the Python wrapper
   cpu threads: prism.add(out=) and prism.sum of float32 at 2^8 .. 2^22 with one thread and with
           OpenMP's team (PRISM_CPU_SERIAL_BELOW set to 0 and to 2^62 in child processes), and the
           crossover: what <prism/dispatch.hpp>'s cpu_serial_below_bytes() is chosen from.
@@ -78,29 +78,18 @@ def torch_rows(prism, torch):
 
 
 def torch_parts(prism, torch):
-    """What prism.add(a, b, out=c) on torch's GPU tensors is made of, piece by piece: each row adds
-    one step to the one before it, so the differences are the steps' costs."""
+    """What prism.add(a, b, out=c) on torch's GPU tensors is made of: torch's own pieces that a
+    call may use, the compiled entry alone, then with prism.add's Python wrapper."""
     a, b, c = (torch.rand(1024, device="cuda") for _ in range(3))
-    sync, Call, add = torch.cuda.synchronize, prism._prism.Call, prism._prism.elementwise.add
-
-    def arguments():
-        call = Call((a, b, c), None)
-        return call, call(a), call(b), call(c)
-
-    def bound():
-        call, pa, pb, pc = arguments()
-        add(pa, pb, pc, "automatic", call.stream)
-        call.done()
-
+    sync, add = torch.cuda.synchronize, prism._prism.elementwise.add
     to_dlpack = getattr(torch._C, "_to_dlpack", None)
     raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     rows = {
         "torch._C._cuda_getCurrentRawStream(0)": per_call_us(lambda: raw_stream(0)) if raw_stream else None,
         "torch._C._to_dlpack(a)": per_call_us(lambda: to_dlpack(a)) if to_dlpack else None,
-        "a.is_neg(), a.is_conj(), a.is_cuda": per_call_us(lambda: (a.is_neg(), a.is_conj(), a.is_cuda)),
-        "_prism.Call((a, b, c), None)": per_call_us(lambda: Call((a, b, c), None)),
-        "  + call(a), call(b), call(c)": per_call_us(arguments),
-        "  + the compiled add and call.done()": per_call_us(bound, sync),
+        "a.is_neg()": per_call_us(lambda: a.is_neg()),
+        "the compiled entry: _prism.elementwise.add(a, b, c, ...)":
+            per_call_us(lambda: add(a, b, c, "automatic", None), sync),
         "  + prism.add's Python (the whole call)": per_call_us(lambda: prism.add(a, b, out=c), sync),
     }
     return {k: v for k, v in rows.items() if v is not None}
@@ -150,6 +139,9 @@ def main():
         if torch.cuda.is_available() and prism.gpu_available():
             report["gpu"] = torch_rows(prism, torch)
             report["gpu parts of prism.add(out=)"] = torch_parts(prism, torch)
+            report["torch exchange table"] = (hasattr(torch.Tensor, "__dlpack_c_exchange_api__") or
+                                              hasattr(torch.Tensor, "__c_dlpack_exchange_api__"))
+            print(f"torch {torch.__version__}: DLPack's C exchange table: {report['torch exchange table']}")
     except ImportError:
         pass
     report["threads"], report["crossover_bytes"] = thread_rows()

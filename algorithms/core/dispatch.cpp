@@ -253,6 +253,7 @@ std::size_t cpu_serial_below_bytes() noexcept {
 
 cpu_threads::cpu_threads(std::size_t bytes_moved) noexcept {
   if (bytes_moved >= cpu_serial_below_bytes()) return;
+  serial_ = true;
   previous_ = omp_get_max_threads();
   if (previous_ > 1) omp_set_num_threads(1);
   else previous_ = 0;

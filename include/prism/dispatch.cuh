@@ -11,6 +11,7 @@
 #include <prism/primitives/launch.cuh>
 #include <prism/scratch.hpp>
 
+#include <thrust/execution_policy.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/detail/bad_alloc.h>
@@ -236,20 +237,45 @@ struct result_to {
   bool thrust_waits = false;
 };
 
+// A cpu callable that may also run on Thrust's sequential system: below cpu_serial_below_bytes()
+// it is called with thrust::seq, on the calling thread without entering OpenMP at all (a team of
+// one thread still opens a parallel region, which costs more than a small call's work:
+// docs/benchmarks/dispatch.md, "cpu: serial below"). Marked where the callable is one Thrust
+// algorithm whose cost per call matters (the element-wise operations, the reductions):
+//   implementations{.cpu = serial_too{on_thrust}, ...}
+template <class F>
+struct serial_too {
+  F f;
+  template <class... A>
+  decltype(auto) operator()(A&&... a) const {
+    return f(std::forward<A>(a)...);
+  }
+};
+template <class F>
+serial_too(F) -> serial_too<F>;
+template <class F>
+constexpr bool runs_serially = false;
+template <class F>
+constexpr bool runs_serially<serial_too<F>> = true;
+
 template <class T>
 __global__ void write_value_kernel(T* destination, T value) {
   *destination = value;
 }
 
 // The one switch: the implementation `which` (resolved by prepare()) of `impls`, returning Ret.
-// `result...` is the destination of an operation with a result.
+// `result...` is the destination of an operation with a result; `serial`, whether a cpu call is
+// below cpu_serial_below_bytes().
 template <class Ret, class... F, class Impls, class... Result>
-Ret run_implementation(impl which, const char* algorithm, const execution_policy& policy, const Impls& impls,
-                       Result... result) {
+Ret run_implementation(impl which, bool serial, const char* algorithm, const execution_policy& policy,
+                       const Impls& impls, Result... result) {
   switch (which) {
     case impl::cpu:
       if constexpr (Impls::offers(impl::cpu)) {
         if constexpr (host_callable<F...>) {
+          if constexpr (runs_serially<std::decay_t<decltype(impls.cpu)>>) {
+            if (serial) return static_cast<Ret>(impls.cpu(thrust::seq, result...));
+          }
           return static_cast<Ret>(impls.cpu(thrust::omp::par, result...));
         } else {
           refuse_device_lambda(algorithm);
@@ -320,7 +346,8 @@ void dispatch(const operation_call& call, const Impls& impls) {
   const impl which = prepare_call<Impls>(call);
   if (call.n == 0) return;
   const cpu_threads team(which == impl::cpu ? bytes_of(call) : ~std::size_t{0});
-  translate_errors(call.algorithm, [&] { run_implementation<void, F...>(which, call.algorithm, call.policy, impls); });
+  translate_errors(call.algorithm,
+                   [&] { run_implementation<void, F...>(which, team.serial(), call.algorithm, call.policy, impls); });
 }
 
 // Runs one operation with a value, delivered as `result` says. Each callable takes the device
@@ -352,7 +379,7 @@ R dispatch(const operation_call& call, const result_to<R>& result, const Impls& 
         slot.emplace(call.algorithm);
         at = static_cast<R*>(slot->get());
       }
-      value = run_implementation<std::optional<R>, F...>(which, call.algorithm, call.policy, impls, at);
+      value = run_implementation<std::optional<R>, F...>(which, team.serial(), call.algorithm, call.policy, impls, at);
     }
     if (returned) {
       if (value) return *value;

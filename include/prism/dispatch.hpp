@@ -118,16 +118,19 @@ namespace detail {
 // The cpu implementation's threads for one call: the calling thread alone when the call moves
 // fewer than cpu_serial_below_bytes() bytes (waking OpenMP's team then costs more than the work:
 // docs/benchmarks/dispatch.md, "cpu: serial below"), OpenMP's team otherwise. The thread's own
-// setting (omp_set_num_threads) is restored when it goes.
+// setting (omp_set_num_threads) is restored when it goes. serial() says which: the callables
+// marked serial_too (dispatch.cuh) then run on Thrust's sequential system instead.
 class cpu_threads {
  public:
   explicit cpu_threads(std::size_t bytes_moved) noexcept;
   ~cpu_threads();
   cpu_threads(const cpu_threads&) = delete;
   cpu_threads& operator=(const cpu_threads&) = delete;
+  bool serial() const noexcept { return serial_; }
 
  private:
   int previous_ = 0;
+  bool serial_ = false;
 };
 // The threshold: the measured default, or PRISM_CPU_SERIAL_BELOW (bytes) when set.
 std::size_t cpu_serial_below_bytes() noexcept;

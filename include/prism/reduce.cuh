@@ -405,7 +405,7 @@ R reduce_spans(const char* algorithm, const family& offered, const execution_pol
             {algorithm, offered, policy, {array_ref::input(x, input_name(k++)).sized(n)...}, n},
             result_to<R>{result, static_cast<R>(finalize(init))},
             implementations{
-                .cpu = on_cpu,
+                .cpu = serial_too{on_cpu},
                 .thrust = on_thrust,
                 .raw = [&](R* at) { return reduce_raw(algorithm, policy, f, op, init, finalize, at, n, x.data()...); },
                 .cub = [&](R* at) {

@@ -190,7 +190,7 @@ void transform_spans(const char* algorithm, const execution_policy& policy, F f,
         dispatch<F>({algorithm, elementwise_family, policy,
                      {array_ref::input(in, input_name(k++)).sized(n)..., array_ref::output_of(out, "the output")}, n},
                     implementations{
-                        .cpu = on_thrust,
+                        .cpu = serial_too{on_thrust},
                         .thrust = on_thrust,
                         .raw_naive = [&] { transform_naive(algorithm, f, out.data(), n, stream, in.data()...); },
                         .raw = [&] { transform_vectorized(algorithm, f, out.data(), n, stream, in.data()...); },

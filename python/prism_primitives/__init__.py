@@ -14,8 +14,9 @@ Arrays. Every argument is used where it lives, without a copy: NumPy arrays (and
 buffer protocol: ctypes arrays, array.array, bytes and bytearray as uint8) on the host, where
 `automatic` runs the `cpu` implementation (on one thread below a measured size, where starting
 OpenMP's team would cost more than the work); GPU arrays on their CUDA device, where it runs the
-fastest GPU implementation: PyTorch's, CuPy's and JAX's through DLPack, Numba's and PyCUDA's
-through the CUDA array interface (__cuda_array_interface__, versions 0 to 3), and any other
+fastest GPU implementation: PyTorch's, CuPy's and JAX's through DLPack (through DLPack 1.3's C
+exchange table where the array type carries one, as torch.Tensor does: no Python call per array),
+Numba's and PyCUDA's through the CUDA array interface (__cuda_array_interface__, versions 0 to 3), and any other
 object that speaks either (PyCUDA in the device's primary context: pycuda.autoprimaryctx, the
 one CUDA's runtime libraries share). Arrays must be C-contiguous, of the element type the
 operation asks for, in the machine's byte order and at an address that is a multiple of their
@@ -115,12 +116,14 @@ def gpu_available():
 
 
 # ---- arrays: what kind, where, and how to hand them over -----------------------------------------
-# One call is one _prism.Call (python/src/calls.cpp): it finds the kinds of the arrays, the first
-# GPU array's device and the producer's current stream (torch's, CuPy's, the stream a CUDA array
-# interface names, else the legacy default stream), or checks stream= (a bool or another object is
-# a TypeError; a handle that cannot be a stream, a ValueError); call(x) hands x to the compiled
-# layer in the cheapest form its kind allows; call.like(x) and call.empty(shape, dtype) allocate
-# results; call.done() keeps the arrays of a call on a foreign stream alive until it has passed.
+# The element-wise table and the reductions are one compiled entry each, which makes its call in
+# C++ (python/src/calls.hpp). The other functions make theirs here: one _prism.Call finds the
+# kinds of the arrays, the first GPU array's device and the producer's current stream (torch's,
+# CuPy's, the stream a CUDA array interface names, else the legacy default stream), or checks
+# stream= (a bool or another object is a TypeError; a handle that cannot be a stream, a
+# ValueError); call(x) hands x to the compiled layer in the cheapest form its kind allows;
+# call.like(x) and call.empty(shape, dtype) allocate results; call.done() keeps the arrays of a
+# call on a foreign stream alive until it has passed.
 
 _TORCH, _CUPY, _NUMPY, _OTHER = "torch", "cupy", "numpy", "other"
 _Call = _prism.Call
@@ -133,19 +136,6 @@ def held():
     """How many calls on an explicit stream still keep their arrays alive (their stream has not
     passed them yet)."""
     return _prism.held()
-
-
-_NUMPY_DTYPES = {}
-
-
-def _numpy_dtype(name):
-    dtype = _NUMPY_DTYPES.get(name)
-    if dtype is None:
-        try:
-            dtype = _NUMPY_DTYPES[name] = _np.dtype(name)
-        except TypeError:
-            raise ValueError(f"prism: NumPy and CuPy have no {name}") from None
-    return dtype
 
 
 def _dtype_name(dtype):
@@ -166,17 +156,6 @@ def _describe(x):
 def _dtype_of(x):
     """The dtype name of an array (its dtype attribute, for the libraries prism knows)."""
     return _prism.dtype_of(x)
-
-
-_SCALAR_TYPES = {}
-
-
-def _scalar(type_name, value):
-    """A result returned to the host as NumPy's scalar of its type (a tuple of them for minmax)."""
-    kind = _SCALAR_TYPES.get(type_name)
-    if kind is None:
-        kind = _SCALAR_TYPES[type_name] = _numpy_dtype(type_name).type
-    return tuple(map(kind, value)) if type(value) is tuple else kind(value)
 
 
 def _like(call, x, dtype=None, flat=False):
@@ -200,16 +179,12 @@ def _named(function, name, doc):
     globals()[name] = function
 
 
+# Each is one compiled entry (python/src/elementwise.cpp): the call is made there, in C++.
 def _binary_function(name, doc):
     kernel = getattr(_prism.elementwise, name)
 
     def function(a, b, out=None, *, impl="automatic", stream=None):
-        call = _Call((a, b, out), stream)
-        if out is None:
-            out = _like(call, a)
-        kernel(call(a), call(b), call(out), impl, call.stream)
-        call.done()
-        return out
+        return kernel(a, b, out, impl, stream)
     _named(function, _NUMPY_NAMES.get(name, name), doc)
 
 
@@ -217,12 +192,7 @@ def _unary_function(name, doc):
     kernel = getattr(_prism.elementwise, name)
 
     def function(x, out=None, *, impl="automatic", stream=None):
-        call = _Call((x, out), stream)
-        if out is None:
-            out = _like(call, x)
-        kernel(call(x), call(out), impl, call.stream)
-        call.done()
-        return out
+        return kernel(x, out, impl, stream)
     _named(function, name, doc)
 
 
@@ -374,23 +344,13 @@ def flip(x, out=None, *, impl="automatic", stream=None):
 
 
 # The reductions of one array are made from the library's table (prism::ops::reductions), as the
-# element-wise operations are; minmax's result is a pair, [min, max] in a two-element array.
+# element-wise operations are, each one compiled entry (python/src/reduce.cpp); minmax's result is
+# a pair, [min, max] in a two-element array.
 def _reduction_function(name, doc):
     kernel = getattr(_prism.reduce, name)
-    result_type = getattr(_prism.reduce, name + "_result_type")
-    shape = (2,) if name == "minmax" else ()
 
     def function(x, out=None, *, impl="automatic", stream=None):
-        call = _Call((x, out), stream)
-        returned = out is None
-        if returned:  # the result's type, read before x is handed over (a capsule is used once)
-            type_name = result_type(_dtype_of(x))
-            if call.returns_array:
-                # As torch.sum does: a 0-d array of the input's kind, written without waiting.
-                out, returned = call.empty(shape, type_name), False
-        value = kernel(call(x), call(out), impl, call.stream)
-        call.done()
-        return out if not returned else _scalar(type_name, value)
+        return kernel(x, out, impl, stream)
     _named(function, name, doc)
 
 
@@ -400,15 +360,7 @@ for _name, _doc in _prism.reduce.reductions:
 
 def dot(a, b, out=None, *, impl="automatic", stream=None):
     """sum a[i] * b[i], in sum's type."""
-    call = _Call((a, b, out), stream)
-    returned = out is None
-    if returned:
-        name = _prism.reduce.sum_result_type(_dtype_of(a))
-        if call.returns_array:
-            out, returned = call.empty((), name), False
-    value = _prism.dot(call(a), call(b), call(out), impl, call.stream)
-    call.done()
-    return out if not returned else _scalar(name, value)
+    return _prism.dot(a, b, out, impl, stream)
 
 
 _COMPARISONS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",

@@ -865,6 +865,20 @@ array take(nb::handle object, const char* role, bool output) {
   return a;
 }
 
+array take(pending& p, const char* role, bool output) {
+  array a;
+  a.role = role;
+  read_pending(a, p, output, nullptr);
+  return a;
+}
+
+array take(const dlpack::Tensor& t, const char* role) {
+  array a;
+  a.role = role;
+  read_tensor(a, t, nullptr);
+  return a;
+}
+
 std::pair<std::vector<std::int64_t>, const char*> describe(nb::handle object) {
   array a;
   a.role = "the array";

@@ -11,6 +11,8 @@
 // with __cuda_array_interface__; the consumer waits for the stream it names) and the buffer
 // protocol. Nothing is converted: what the caller passed is what prism reads and writes, or the
 // call is refused here.
+#include "dlpack.hpp"
+
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
 
@@ -192,6 +194,8 @@ prism::span<R> count_span(const array& a) {
 enum class array_kind : std::uint8_t { numpy, torch, cupy, jax, numba, pycuda, prism, cai, dlpack, buffer, other };
 const char* name(array_kind k) noexcept;
 array_kind kind_of(nb::handle object);
+// The C exchange table of DLPack 1.3 that object's type carries, for torch and CuPy (else null).
+const dlpack::ExchangeAPI* exchange_api_of(nb::handle object);
 // Whether object has the attribute (a protocol's): on its type (a property that raises counts) or itself.
 bool has_protocol(nb::handle object, const char* attribute);
 
@@ -241,6 +245,10 @@ cai_summary summarize_cai(nb::handle object, array_kind kind);
 // supported type on the CPU or a CUDA device, of a size that fits in memory, aligned to its
 // element, and for a read-only output.
 array take(nb::handle object, const char* role, bool output);
+// The same for a call's pending argument, read in place (no capsule), and for a DLPack tensor its
+// producer lends for the call alone (the C exchange table's view: not consumed, nothing released).
+array take(pending& p, const char* role, bool output);
+array take(const dlpack::Tensor& t, const char* role);
 
 // The same checks, for the Python layer's result allocation: the array's shape (its extents) and
 // its element type's name. A capsule passed in is read without being consumed.

@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// One call from Python, as prism_primitives' functions make it: where it runs (the first GPU
-// array's device, else the host), on which stream (the producer's current one, or stream=), the
-// arguments handed to the compiled layer in the cheapest form their kind allows, results allocated
-// like the inputs, and arrays on a foreign stream kept alive until it has passed the call. All of
-// it here, in C++: a call from Python costs its few attribute lookups and nothing else.
-//
-//   call = _prism.Call((a, b, out), stream)   # stream: None, an int, or a stream object
-//   out = call.like(a) if out is None else out
-//   _prism.elementwise.add(call(a), call(b), call(out), impl, call.stream)
-//   call.done()
-#include "arrays.hpp"
-#include "results.hpp"
+// One call from Python (calls.hpp): the kinds of its arrays, its device and stream, the arrays
+// read or handed over, results allocated, arrays on a foreign stream kept alive. All of it here, in
+// C++: a call from Python costs its few attribute lookups and nothing else.
+#include "calls.hpp"
 
 #include <prism/buffer.hpp>
 #include <prism/dispatch.hpp>
@@ -95,23 +87,66 @@ array_kind kind_of_type(PyTypeObject* type, nb::handle object) {
   return array_kind::other;
 }
 
-// Kinds of the types seen so far (the types held, so that an address is never reused). Only the
-// kinds of known libraries are kept: an object of no library is looked at each time.
-std::vector<std::pair<nb::object, array_kind>>& kinds_seen() {
-  static auto* seen = new std::vector<std::pair<nb::object, array_kind>>();
+// The C exchange table a type carries (DLPack 1.3's `__dlpack_c_exchange_api__`, a capsule, or the
+// draft's `__c_dlpack_exchange_api__`, an int), if it is one prism can use: major version 1, with
+// the view and the current stream.
+const dlpack::ExchangeAPI* exchange_api_of_type(PyTypeObject* type) {
+  for (const char* attribute : {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"}) {
+    nb::object value = nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), attribute));
+    void* pointer = nullptr;
+    if (value.is_valid() && PyCapsule_CheckExact(value.ptr()))
+      pointer = PyCapsule_GetPointer(value.ptr(), dlpack::exchange_api_capsule_name);
+    else if (value.is_valid() && PyLong_Check(value.ptr()))
+      pointer = PyLong_AsVoidPtr(value.ptr());
+    PyErr_Clear();
+    const auto* api = static_cast<const dlpack::ExchangeAPI*>(pointer);
+    if (api != nullptr && api->header.version.major == dlpack::major_version &&
+        api->dltensor_from_py_object_no_sync != nullptr && api->current_work_stream != nullptr &&
+        api->managed_tensor_to_py_object_no_sync != nullptr)
+      return api;
+  }
+  return nullptr;
+}
+
+// What is known of the types seen so far (the types held, so that an address is never reused).
+// Only the types of known libraries are kept: an object of no library is looked at each time.
+struct type_seen {
+  nb::object type;
+  array_kind kind;
+  const dlpack::ExchangeAPI* api;  // torch's and CuPy's, where the type carries one
+};
+std::vector<type_seen>& types_seen() {
+  static auto* seen = [] {
+    auto* v = new std::vector<type_seen>();
+    v->reserve(256);  // never moved: pointers to its entries stay valid
+    return v;
+  }();
   return *seen;
+}
+
+const type_seen* seen(nb::handle object) {
+  PyTypeObject* type = Py_TYPE(object.ptr());
+  for (const type_seen& t : types_seen())
+    if (t.type.ptr() == reinterpret_cast<PyObject*>(type)) return &t;
+  const array_kind k = kind_of_type(type, object);
+  if (k == array_kind::dlpack || k == array_kind::cai || k == array_kind::other || types_seen().size() >= 256)
+    return nullptr;
+  const dlpack::ExchangeAPI* api =
+      k == array_kind::torch || k == array_kind::cupy ? exchange_api_of_type(type) : nullptr;
+  types_seen().push_back({nb::borrow(reinterpret_cast<PyObject*>(type)), k, api});
+  return &types_seen().back();
 }
 
 }  // namespace
 
 array_kind kind_of(nb::handle object) {
-  PyTypeObject* type = Py_TYPE(object.ptr());
-  for (const auto& [t, k] : kinds_seen())
-    if (t.ptr() == reinterpret_cast<PyObject*>(type)) return k;
-  const array_kind k = kind_of_type(type, object);
-  if (k != array_kind::dlpack && k != array_kind::cai && k != array_kind::other && kinds_seen().size() < 256)
-    kinds_seen().emplace_back(nb::borrow(reinterpret_cast<PyObject*>(type)), k);
-  return k;
+  if (const type_seen* t = seen(object)) return t->kind;
+  return kind_of_type(Py_TYPE(object.ptr()), object);
+}
+
+const dlpack::ExchangeAPI* exchange_api_of(nb::handle object) {
+  const type_seen* t = seen(object);
+  return t != nullptr ? t->api : nullptr;
 }
 
 namespace {
@@ -333,6 +368,12 @@ std::uintptr_t producer_stream(array_kind kind, int device, nb::handle like, nb:
   libraries& l = libraries::get();
   switch (kind) {
     case array_kind::torch: {
+      // torch's current stream, from its exchange table where it has one (no Python call).
+      if (const dlpack::ExchangeAPI* api = exchange_api_of(like)) {
+        void* s = nullptr;
+        if (api->current_work_stream(dlpack::cuda, device, &s) == 0) return reinterpret_cast<std::uintptr_t>(s);
+        PyErr_Clear();
+      }
       l.load_torch();
       // torch's current stream is one of its pool's, which torch never destroys: the raw handle
       // alone (no owner) is enough, and costs no Stream object.
@@ -401,6 +442,38 @@ void release_passed() {
 std::size_t held() {
   release_passed();
   return held_calls().size();
+}
+
+// DLPack has no negative bit: an export would hand over the stored values, not the ones the tensor
+// reads. (A conjugate bit is only ever set on complex tensors, which prism refuses by their type.)
+void refuse_negative(nb::handle x) {
+  PyObject* args[] = {x.ptr()};
+  nb::object negative = nb::steal(PyObject_VectorcallMethod(interned("is_neg"), args, 1, nullptr));
+  if (!negative.is_valid()) nb::raise_python_error();
+  if (truth(negative))
+    throw std::invalid_argument(
+        "prism: a torch tensor with its negative bit set would be read as stored, not as it reads: call "
+        ".resolve_neg() first (prism never copies)");
+}
+
+// Whether torch's exchange table lends a view of a tensor whose negative bit is set (then each
+// tensor is asked, as for its capsule); asked once, of a negative view of one element.
+bool views_need_negative_check(const dlpack::ExchangeAPI* api) {
+  static int needed = -1;
+  if (needed < 0) {
+    needed = 1;
+    try {
+      nb::object torch = nb::module_::import_("torch");
+      nb::object negative = torch.attr("_neg_view")(torch.attr("zeros")(1));
+      dlpack::Tensor t{};
+      if (api->dltensor_from_py_object_no_sync(negative.ptr(), &t) != 0) {
+        PyErr_Clear();
+        needed = 0;
+      }
+    } catch (const nb::python_error&) {  // no _neg_view: ask every tensor
+    }
+  }
+  return needed == 1;
 }
 
 // ---- dtypes by name ----------------------------------------------------------------------------------
@@ -492,233 +565,272 @@ nb::tuple as_tuple(const std::vector<std::int64_t>& shape) {
   return nb::steal<nb::tuple>(t);
 }
 
+}  // namespace
+
 // ---- the call ---------------------------------------------------------------------------------------
 
-class call {
- public:
-  call(nb::handle arrays, nb::handle stream) {
-    nb::object items = nb::steal(PySequence_Fast(arrays.ptr(), "prism: the call's arrays"));
-    if (!items.is_valid()) nb::raise_python_error();
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      nb::handle x = PySequence_Fast_GET_ITEM(items.ptr(), i);
-      if (x.is_none()) continue;
-      const array_kind k = kind_of(x);
-      // After the first GPU array, the arrays of known libraries are not asked again (their device
-      // is checked where they are read); a plain DLPack producer still answers __dlpack_device__,
-      // so that one whose answer is broken is refused whichever argument it is.
-      if (device_ >= 0) {
-        if (k == array_kind::dlpack) (void)gpu_device(x, k);
-        continue;
-      }
-      if (!like_.is_valid()) kind_ = k, like_ = nb::borrow(x);
-      const int d = gpu_device(x, k);
-      if (d >= 0) kind_ = k, like_ = nb::borrow(x), device_ = d;
-    }
-    if (device_ >= 0) {
-      nb::object producer_owner;
-      producer_ = producer_stream(kind_, device_, like_, producer_owner);
-      if (stream.is_none()) {
-        stream_ = producer_, stream_owner_ = std::move(producer_owner);
-      } else {
-        stream_ = stream_handle(stream);
-        // A stream object keeps its stream alive; an int handle does not (it must outlive the
-        // work and memory on it), unless it names the producer's stream, whose owner is known.
-        if (!PyLong_Check(stream.ptr())) stream_owner_ = nb::borrow(stream);
-        else if (stream_ == producer_) stream_owner_ = std::move(producer_owner);
-      }
-      foreign_ = !same_stream(stream_, producer_);
+call::call(std::span<const nb::handle> arrays, nb::handle stream) {
+  for (nb::handle x : arrays)
+    if (!x.is_none()) see(x);
+  settle(stream);
+}
+
+// The kind and device of one of the call's arrays: the first GPU array decides the call's device.
+void call::see(nb::handle x) {
+  const array_kind k = kind_of(x);
+  // After the first GPU array, the arrays of known libraries are not asked again (their device
+  // is checked where they are read); a plain DLPack producer still answers __dlpack_device__,
+  // so that one whose answer is broken is refused whichever argument it is.
+  if (device_ >= 0) {
+    if (k == array_kind::dlpack) (void)gpu_device(x, k);
+    return;
+  }
+  if (!like_.is_valid()) kind_ = k, like_ = nb::borrow(x);
+  int d = -1;
+  if (const lent* v = view(x)) {
+    const int type = v->tensor.device.device_type;
+    if (type == dlpack::cuda || type == dlpack::cuda_managed) d = v->tensor.device.device_id;
+  } else {
+    d = gpu_device(x, k);
+  }
+  if (d >= 0) kind_ = k, like_ = nb::borrow(x), device_ = d;
+}
+
+// The producer's stream and the call's.
+void call::settle(nb::handle stream) {
+  if (device_ >= 0) {
+    producer_ = producer_stream(kind_, device_, like_, producer_owner_);
+    if (stream.is_none()) {
+      stream_ = producer_, stream_owner_ = producer_owner_;
     } else {
-      stream_ = stream.is_none() ? 0 : stream_handle(stream);
+      stream_ = stream_handle(stream);
+      // A stream object keeps its stream alive; an int handle does not (it must outlive the
+      // work and memory on it), unless it names the producer's stream, whose owner is known.
+      if (!PyLong_Check(stream.ptr())) stream_owner_ = nb::borrow(stream);
+      else if (stream_ == producer_) stream_owner_ = producer_owner_;
     }
-    dlpack_stream_ = stream_ == 0 ? 1 : static_cast<std::int64_t>(stream_);
+    foreign_ = !same_stream(stream_, producer_);
+  } else {
+    stream_ = stream.is_none() ? 0 : stream_handle(stream);
   }
+  dlpack_stream_ = stream_ == 0 ? 1 : static_cast<std::int64_t>(stream_);
+}
 
-  // x as the compiled layer takes it: host arrays as they are (the buffer protocol, or
-  // __dlpack__() called there), torch and CuPy arrays through their DLPack export on the call's
-  // stream, the others as a pending argument that take() reads with the call's stream.
-  nb::object operator()(nb::handle x) {
-    if (x.is_none()) return nb::none();
-    if (foreign_) arrays_.push_back(nb::borrow(x));
-    // A result this call made is written through prism's own array beneath it: no export from
-    // the library it was handed to (JAX arrays are otherwise never outputs).
-    for (const auto& [result, memory] : own_results_)
-      if (result.ptr() == x.ptr()) return make_pending({memory, array_kind::prism, stream_, dlpack_stream_, device_});
-    const array_kind k = kind_of(x);
-    switch (k) {
-      case array_kind::numpy:
-      case array_kind::buffer:
-      case array_kind::other:  // refused by take(), with the reason
-        return nb::borrow(x);
-      case array_kind::torch: {
-        // DLPack has no negative bit: the capsule would hand over the stored values. (A conjugate
-        // bit is only ever set on complex tensors, which prism refuses by their element type.)
-        // Each of torch's methods costs about a tenth of a microsecond: only this one is asked.
-        if (truth(call_attr(x, "is_neg")()))
-          throw std::invalid_argument(
-              "prism: a torch tensor with its negative bit set would be read as stored, not as it reads: call "
-              ".resolve_neg() first (prism never copies)");
-        libraries& l = libraries::get();
-        l.load_torch();
-        // On torch's current stream __dlpack__ has nothing to order: the C export is the same
-        // capsule without the Python-level checks, and it says itself where the tensor lives.
-        if (!foreign_ && !l.torch_to_dlpack.is_none()) return l.torch_to_dlpack(x);
-        if (!truth(call_attr(x, "is_cuda"))) return nb::borrow(x);
-        return dlpack_of(x);
-      }
-      case array_kind::cupy:
-        return dlpack_of(x);
-      default:
-        return make_pending({nb::borrow(x), k, stream_, dlpack_stream_, device_});
-    }
+// x's view from its type's C exchange table, asked once per call; none where the type has no
+// table or the table refuses x (the Python protocols then read it, and say why).
+const call::lent* call::view(nb::handle x) {
+  for (std::size_t i = 0; i < lent_count_; ++i)
+    if (lent_[i].object == x.ptr()) return &lent_[i];
+  const dlpack::ExchangeAPI* api = exchange_api_of(x);
+  if (api == nullptr || lent_count_ == lent_.size()) return nullptr;
+  lent& v = lent_[lent_count_];
+  v.object = x.ptr();
+  if (api->dltensor_from_py_object_no_sync(x.ptr(), &v.tensor) != 0) {
+    PyErr_Clear();
+    return nullptr;
   }
+  return &lent_[lent_count_++];
+}
 
-  // After the call: the arrays of a call on a foreign stream are kept until the stream passes it;
-  // results handed to JAX are complete before JAX sees them.
-  void done() {
-    if (wait_for_results_) {
-      const auto s = reinterpret_cast<cudaStream_t>(stream_);
-      prism::check(without_gil([&] { return cudaStreamSynchronize(s); }), "cudaStreamSynchronize", "prism");
+array call::take(nb::handle x, const char* role, bool output) {
+  if (foreign_) arrays_.push_back(nb::borrow(x));
+  for (auto& [result, memory] : own_results_)
+    if (result.ptr() == x.ptr()) {
+      array a;
+      a.role = role;
+      read_device_array(a, memory, &stream_);
+      return a;
     }
-    if (foreign_ && !arrays_.empty()) {
-      release_passed();
-      int previous = 0;
-      prism::check(cudaGetDevice(&previous), "cudaGetDevice", "prism");
-      if (previous != device_) prism::check(cudaSetDevice(device_), "cudaSetDevice", "prism");
-      cudaEvent_t event = nullptr;
-      cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
-      if (status == cudaSuccess) {
-        status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream_));
-        if (status != cudaSuccess) (void)cudaEventDestroy(event);
-      }
-      if (previous != device_) (void)cudaSetDevice(previous);
-      prism::check(status, "cudaEventRecord", "prism");
-      held_calls().push_back({event, std::move(arrays_)});
-      arrays_.clear();
+  const array_kind k = kind_of(x);
+  // On the producer's stream there is nothing to order: the exchange table's view serves.
+  if (!foreign_ && (k == array_kind::torch || k == array_kind::cupy))
+    if (const lent* v = view(x)) {
+      if (k == array_kind::torch && views_need_negative_check(exchange_api_of(x))) refuse_negative(x);
+      return prism::python::take(v->tensor, role);
+    }
+  switch (k) {
+    case array_kind::numpy:
+    case array_kind::buffer:
+    case array_kind::other:
+    case array_kind::torch:
+    case array_kind::cupy:
+      return prism::python::take(hand_over(x), role, output);
+    default: {
+      pending p{nb::borrow(x), k, stream_, dlpack_stream_, device_};
+      return prism::python::take(p, role, output);
     }
   }
+}
 
-  // A result of `shape` and dtype `dtype_name`: on the host a NumPy array (a torch tensor for
-  // torch's host tensors); on a GPU prism's own memory, on the call's stream, handed back as the
-  // input's kind of array, or as a prism.Array for kinds prism does not know.
-  nb::object empty(nb::handle shape_, const std::string& dtype_name) {
-    std::vector<std::int64_t> shape;
-    for (nb::handle e : shape_) shape.push_back(nb::cast<std::int64_t>(e));
-    return allocate(shape, dtype_name);
-  }
+nb::object call::operator()(nb::handle x) {
+  if (x.is_none()) return nb::none();
+  if (foreign_) arrays_.push_back(nb::borrow(x));
+  return hand_over(x);
+}
 
-  // A result shaped like x (flattened when asked), of x's dtype or `dtype`.
-  nb::object like(nb::handle x, nb::handle dtype, bool flat) {
-    const array_kind k = kind_of(x);
-    if (k == array_kind::numpy && dtype.is_none() && !flat && device_ < 0) {
+nb::object call::hand_over(nb::handle x) {
+  // A result this call made is written through prism's own array beneath it: no export from
+  // the library it was handed to (JAX arrays are otherwise never outputs).
+  for (const auto& [result, memory] : own_results_)
+    if (result.ptr() == x.ptr())
+      return make_pending({wrap_device_array(memory), array_kind::prism, stream_, dlpack_stream_, device_});
+  const array_kind k = kind_of(x);
+  switch (k) {
+    case array_kind::numpy:
+    case array_kind::buffer:
+    case array_kind::other:  // refused by take(), with the reason
+      return nb::borrow(x);
+    case array_kind::torch: {
+      refuse_negative(x);
       libraries& l = libraries::get();
-      l.load_numpy();
-      return l.numpy_empty_like(x);
+      l.load_torch();
+      // On torch's current stream __dlpack__ has nothing to order: the C export is the same
+      // capsule without the Python-level checks, and it says itself where the tensor lives.
+      if (!foreign_ && !l.torch_to_dlpack.is_none()) return l.torch_to_dlpack(x);
+      if (!truth(call_attr(x, "is_cuda"))) return nb::borrow(x);
+      return dlpack_capsule(x, dlpack_stream_);
     }
-    auto [shape, name_] = shape_and_dtype(x, k, device_);
-    if (!dtype.is_none()) name_ = dtype_name(dtype);
-    if (flat) {
-      std::int64_t size = 1;
-      for (std::int64_t e : shape) size *= e;
-      shape = {size};
-    }
-    return allocate(shape, name_);
+    case array_kind::cupy:
+      return dlpack_capsule(x, dlpack_stream_);
+    default:
+      return make_pending({nb::borrow(x), k, stream_, dlpack_stream_, device_});
   }
+}
 
-  std::uintptr_t stream() const noexcept { return stream_; }
-  int device() const noexcept { return device_; }
-  const char* kind() const noexcept { return name(kind_); }
-  // Whether a reduction without out= returns an array (GPU arrays: nothing waits; torch's host
-  // tensors, as torch.sum does) rather than a NumPy scalar.
-  bool returns_array() const noexcept { return device_ >= 0 || kind_ == array_kind::torch; }
-  bool foreign() const noexcept { return foreign_; }
+void call::done() {
+  if (wait_for_results_) {
+    const auto s = reinterpret_cast<cudaStream_t>(stream_);
+    prism::check(without_gil([&] { return cudaStreamSynchronize(s); }), "cudaStreamSynchronize", "prism");
+  }
+  if (foreign_ && !arrays_.empty()) {
+    release_passed();
+    int previous = 0;
+    prism::check(cudaGetDevice(&previous), "cudaGetDevice", "prism");
+    if (previous != device_) prism::check(cudaSetDevice(device_), "cudaSetDevice", "prism");
+    cudaEvent_t event = nullptr;
+    cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (status == cudaSuccess) {
+      status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream_));
+      if (status != cudaSuccess) (void)cudaEventDestroy(event);
+    }
+    if (previous != device_) (void)cudaSetDevice(previous);
+    prism::check(status, "cudaEventRecord", "prism");
+    held_calls().push_back({event, std::move(arrays_)});
+    arrays_.clear();
+  }
+}
 
- private:
-  nb::object dlpack_of(nb::handle x) { return dlpack_capsule(x, dlpack_stream_); }
+nb::object call::empty(nb::handle shape_, const std::string& dtype_name) {
+  std::vector<std::int64_t> shape;
+  for (nb::handle e : shape_) shape.push_back(nb::cast<std::int64_t>(e));
+  return allocate(shape, dtype_name);
+}
 
-  nb::object allocate(const std::vector<std::int64_t>& shape, const std::string& dtype_name) {
+nb::object call::like(nb::handle x, nb::handle dtype, bool flat) {
+  const array_kind k = kind_of(x);
+  if (k == array_kind::numpy && dtype.is_none() && !flat && device_ < 0) {
     libraries& l = libraries::get();
-    const bool numpy_has = dtype_name != "bfloat16";
-    if (device_ < 0) {
-      if (kind_ == array_kind::torch) {
-        l.load_torch();
-        nb::object dtype = nb::getattr(l.torch_module, dtype_name.c_str(), nb::none());
-        if (dtype.is_none()) throw std::invalid_argument("prism: PyTorch has no " + dtype_name);
-        return l.torch_empty(as_tuple(shape), nb::arg("dtype") = dtype);
-      }
-      if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
-      l.load_numpy();
-      return l.numpy_empty(as_tuple(shape), nb::arg("dtype") = dtype_name);
-    }
-    for (std::int64_t e : shape)
-      if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
-    array where;  // the device the result goes to, refused with its name if this process cannot reach it
-    where.device_type = 2;
-    where.device_id = device_;
-    where.role = "the result";
-    device_scope scope("allocate", {&where});
-    device_array result;
-    result.type = element_named(dtype_name);
-    result.shape = shape;
-    result.device = device_;
-    result.stream = stream_;
-    result.memory =
-        allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism", stream_owner_);
-    switch (kind_) {
-      case array_kind::torch: {
-        l.load_torch();
-        nb::object memory = wrap_device_array(result);
-        nb::object tensor = l.torch_from_dlpack(export_dlpack(result, false));
-        own_results_.emplace_back(tensor, std::move(memory));
-        return tensor;
-      }
-      case array_kind::cupy: {
-        if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
-        if (!l.cupy_from_dlpack.is_valid()) l.cupy_from_dlpack = attribute_path("cupy", {"from_dlpack"});
-        nb::object memory = wrap_device_array(std::move(result));
-        nb::object imported = l.cupy_from_dlpack(memory);
-        own_results_.emplace_back(imported, std::move(memory));
-        return imported;
-      }
-      case array_kind::jax:
-        // JAX takes an array as it is when it imports it: the call's work is finished first (done()).
-        if (!l.jax_from_dlpack.is_valid()) l.jax_from_dlpack = attribute_path("jax.dlpack", {"from_dlpack"});
-        wait_for_results_ = true;
-        {
-          nb::object memory = wrap_device_array(std::move(result));
-          nb::object imported = l.jax_from_dlpack(memory);
-          own_results_.emplace_back(imported, memory);
-          return imported;
-        }
-      case array_kind::numba:
-        if (!numpy_has) throw std::invalid_argument("prism: Numba has no " + dtype_name);
-        if (!l.numba_as_cuda_array.is_valid()) l.numba_as_cuda_array = attribute_path("numba.cuda", {"as_cuda_array"});
-        return l.numba_as_cuda_array(wrap_device_array(std::move(result)));
-      case array_kind::pycuda: {
-        if (!numpy_has) throw std::invalid_argument("prism: PyCUDA has no " + dtype_name);
-        if (!l.pycuda_gpuarray.is_valid()) l.pycuda_gpuarray = attribute_path("pycuda.gpuarray", {"GPUArray"});
-        l.load_numpy();
-        const auto pointer = reinterpret_cast<std::uintptr_t>(result.data());
-        nb::object owner = wrap_device_array(std::move(result));
-        return l.pycuda_gpuarray(as_tuple(shape), l.numpy_dtype(dtype_name), nb::arg("gpudata") = pointer,
-                                 nb::arg("base") = owner);
-      }
-      default:
-        return wrap_device_array(std::move(result));
-    }
+    l.load_numpy();
+    return l.numpy_empty_like(x);
   }
+  std::vector<std::int64_t> shape;
+  std::string type;
+  const lent* v = k == array_kind::torch || k == array_kind::cupy ? view(x) : nullptr;
+  if (v != nullptr) {  // the layout the exchange table lent: no attribute asked
+    const array a = prism::python::take(v->tensor, "the array");
+    shape.assign(v->tensor.shape, v->tensor.shape + v->tensor.ndim);
+    type = name(a.type);
+  } else {
+    std::tie(shape, type) = shape_and_dtype(x, k, device_);
+  }
+  if (!dtype.is_none()) type = dtype_name(dtype);
+  if (flat) {
+    std::int64_t size = 1;
+    for (std::int64_t e : shape) size *= e;
+    shape = {size};
+  }
+  return allocate(shape, type);
+}
 
-  array_kind kind_ = array_kind::numpy;
-  nb::object like_;
-  std::vector<std::pair<nb::object, nb::object>> own_results_;  // (a JAX result, prism's array under it)
-  int device_ = -1;
-  std::uintptr_t producer_ = 0, stream_ = 0;
-  nb::object stream_owner_;  // the Python object that keeps stream_ alive (none for an int handle)
-  std::int64_t dlpack_stream_ = 1;
-  bool foreign_ = false;
-  bool wait_for_results_ = false;
-  std::vector<nb::object> arrays_;
-};
+nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::string& dtype_name) {
+  libraries& l = libraries::get();
+  const bool numpy_has = dtype_name != "bfloat16";
+  if (device_ < 0) {
+    if (kind_ == array_kind::torch) {
+      l.load_torch();
+      nb::object dtype = nb::getattr(l.torch_module, dtype_name.c_str(), nb::none());
+      if (dtype.is_none()) throw std::invalid_argument("prism: PyTorch has no " + dtype_name);
+      return l.torch_empty(as_tuple(shape), nb::arg("dtype") = dtype);
+    }
+    if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
+    l.load_numpy();
+    return l.numpy_empty(as_tuple(shape), nb::arg("dtype") = dtype_name);
+  }
+  for (std::int64_t e : shape)
+    if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
+  array where;  // the device the result goes to, refused with its name if this process cannot reach it
+  where.device_type = 2;
+  where.device_id = device_;
+  where.role = "the result";
+  device_scope scope("allocate", {&where});
+  device_array result;
+  result.type = element_named(dtype_name);
+  result.shape = shape;
+  result.device = device_;
+  result.stream = stream_;
+  result.memory =
+      allocate_on_device(device_, stream_, result.size() * element_bytes(result.type), "prism", stream_owner_);
+  switch (kind_) {
+    case array_kind::torch: {
+      l.load_torch();
+      nb::object tensor;
+      // torch's C exchange table makes the tensor without a capsule or a Python call.
+      if (const dlpack::ExchangeAPI* api = exchange_api_of(like_); api != nullptr) {
+        void* made = nullptr;
+        if (api->managed_tensor_to_py_object_no_sync(export_managed(result), &made) == 0 && made != nullptr)
+          tensor = nb::steal(static_cast<PyObject*>(made));
+        else
+          nb::raise_python_error();
+      } else {
+        tensor = l.torch_from_dlpack(export_dlpack(result, false));
+      }
+      own_results_.emplace_back(tensor, std::move(result));
+      return tensor;
+    }
+    case array_kind::cupy: {
+      if (!numpy_has) throw std::invalid_argument("prism: NumPy and CuPy have no " + dtype_name);
+      if (!l.cupy_from_dlpack.is_valid()) l.cupy_from_dlpack = attribute_path("cupy", {"from_dlpack"});
+      nb::object imported = l.cupy_from_dlpack(wrap_device_array(result));
+      own_results_.emplace_back(imported, std::move(result));
+      return imported;
+    }
+    case array_kind::jax: {
+      // JAX takes an array as it is when it imports it: the call's work is finished first (done()).
+      if (!l.jax_from_dlpack.is_valid()) l.jax_from_dlpack = attribute_path("jax.dlpack", {"from_dlpack"});
+      wait_for_results_ = true;
+      nb::object imported = l.jax_from_dlpack(wrap_device_array(result));
+      own_results_.emplace_back(imported, std::move(result));
+      return imported;
+    }
+    case array_kind::numba:
+      if (!numpy_has) throw std::invalid_argument("prism: Numba has no " + dtype_name);
+      if (!l.numba_as_cuda_array.is_valid()) l.numba_as_cuda_array = attribute_path("numba.cuda", {"as_cuda_array"});
+      return l.numba_as_cuda_array(wrap_device_array(std::move(result)));
+    case array_kind::pycuda: {
+      if (!numpy_has) throw std::invalid_argument("prism: PyCUDA has no " + dtype_name);
+      if (!l.pycuda_gpuarray.is_valid()) l.pycuda_gpuarray = attribute_path("pycuda.gpuarray", {"GPUArray"});
+      l.load_numpy();
+      const auto pointer = reinterpret_cast<std::uintptr_t>(result.data());
+      nb::object owner = wrap_device_array(std::move(result));
+      return l.pycuda_gpuarray(as_tuple(shape), l.numpy_dtype(dtype_name), nb::arg("gpudata") = pointer,
+                               nb::arg("base") = owner);
+    }
+    default:
+      return wrap_device_array(std::move(result));
+  }
+}
+
+namespace {
 
 // The dtype name alone: the dtype attribute where it describes the array (no shape, no export),
 // else as describe_like reads it.
@@ -750,7 +862,16 @@ void bind_calls(nb::module_& m) {
   m.def("describe_like", &describe_like, "array"_a);
   m.def("dtype_of", &dtype_of, "array"_a);
   nb::class_<call>(m, "Call")
-      .def(nb::init<nb::handle, nb::handle>(), "arrays"_a, "stream"_a.none())
+      .def(
+          "__init__",
+          [](call* self, nb::handle arrays, nb::handle stream) {
+            nb::object items = nb::steal(PySequence_Fast(arrays.ptr(), "prism: the call's arrays"));
+            if (!items.is_valid()) nb::raise_python_error();
+            const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+            std::vector<nb::handle> handles(PySequence_Fast_ITEMS(items.ptr()), PySequence_Fast_ITEMS(items.ptr()) + n);
+            new (self) call(handles, stream);
+          },
+          "arrays"_a, "stream"_a.none())
       .def("__call__", &call::operator(), "array"_a.none())
       .def("done", &call::done)
       .def("empty", &call::empty, "shape"_a, "dtype"_a)

@@ -78,6 +78,29 @@ struct ManagedTensorVersioned {
   Tensor dl_tensor;
 };
 
+// The C exchange table of DLPack 1.3 (DLPackExchangeAPI): function pointers a library puts on its
+// array type (`__dlpack_c_exchange_api__`, a capsule named "dlpack_exchange_api"; earlier drafts:
+// `__c_dlpack_exchange_api__`, an int), so that a consumer reads an array and the library's current
+// stream without a Python call. Only the members prism calls are typed; "no_sync" functions order
+// nothing: the consumer runs on the producer's current stream.
+struct ExchangeAPIHeader {
+  Version version;
+  ExchangeAPIHeader* prev_api;
+};
+
+struct ExchangeAPI {
+  ExchangeAPIHeader header;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  // Hands an owning tensor to the library: its own array type over the memory.
+  int (*managed_tensor_to_py_object_no_sync)(ManagedTensorVersioned* tensor, void** out_py_object);
+  // Fills `out` with a view of the array, valid while the array lives unchanged (may be null).
+  int (*dltensor_from_py_object_no_sync)(void* py_object, Tensor* out);
+  int (*current_work_stream)(std::int32_t device_type, std::int32_t device_id, void** out_stream);
+};
+
+constexpr const char* exchange_api_capsule_name = "dlpack_exchange_api";
+
 // The capsule names: offered, and renamed once a consumer owns the tensor.
 constexpr const char* capsule_name = "dltensor";
 constexpr const char* used_capsule_name = "used_dltensor";

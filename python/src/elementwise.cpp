@@ -3,7 +3,7 @@
 // the output (the inputs must have the same one, as in C++), and calls the library's compiled
 // entry point for that type with the GIL released. Which operation runs is a string, mapped here
 // onto the library's own operation enums: one binding per shape of operation, as in the library.
-#include "arrays.hpp"
+#include "calls.hpp"
 
 #include <prism/elementwise.hpp>
 #include <prism/gather.hpp>
@@ -23,42 +23,55 @@ void for_output(const char* algorithm, const array& out, F&& f) {
   for_offered<arithmetic>(out, algorithm, "outputs", f);
 }
 
-// One binding per binary operation of the family's table (prism::ops::binaries).
+// One entry per binary operation of the family's table (prism::ops::binaries): the whole call,
+// from the caller's arrays (out allocated like a when it is None) to the result.
 template <class Op>
-void binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
-  const array a = take(a_, "a", false), b = take(b_, "b", false), out = take(out_, "out", true);
-  const auto p = policy(Op::name, which, stream);
-  for_output(Op::name, out, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto x = a.in<T>(), y = b.in<T>();
-    const auto z = out.out<T>();
-    device_scope device(Op::name, {&a, &b, &out});
-    without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
-  });
+nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, nb::handle stream) {
+  call c({a_, b_, out_}, stream);
+  nb::object result = out_.is_none() ? c.like(a_, nb::none(), false) : nb::borrow(out_);
+  {
+    const array a = c.take(a_, "a", false), b = c.take(b_, "b", false), out = c.take(result, "out", true);
+    const auto p = policy(Op::name, which, c.stream());
+    for_output(Op::name, out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto x = a.in<T>(), y = b.in<T>();
+      const auto z = out.out<T>();
+      device_scope device(Op::name, {&a, &b, &out});
+      without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
+    });
+  }
+  c.done();
+  return result;
 }
 
-// One binding per unary operation of the table (prism::ops::unaries), for the types it offers.
+// One entry per unary operation of the table (prism::ops::unaries), for the types it offers.
 template <class Op>
-void unary(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
-  const array x = take(x_, "x", false), out = take(out_, "out", true);
-  const auto p = policy(Op::name, which, stream);
-  for_output(Op::name, out, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (ops::unary<Op>::template offered<T>) {
-      const auto in = x.in<T>();
-      const auto result = out.out<T>();
-      device_scope device(Op::name, {&x, &out});
-      without_gil([&] { detail::elementwise<T>::unary(p, ops::unary<Op>::code, in, result, {}, {}); });
-    } else {
-      const std::string offered = offered_names([](auto t) {
-        using U = typename decltype(t)::type;
-        if constexpr (prism::arithmetic_element<U>) return ops::unary<Op>::template offered<U>;
-        else return false;
-      });
-      throw std::invalid_argument(std::string("prism.") + Op::name + ": not offered for " + name(out.type) + " (" +
-                                  offered + ")");
-    }
-  });
+nb::object unary(nb::handle x_, nb::handle out_, const std::string& which, nb::handle stream) {
+  call c({x_, out_}, stream);
+  nb::object result = out_.is_none() ? c.like(x_, nb::none(), false) : nb::borrow(out_);
+  {
+    const array x = c.take(x_, "x", false), out = c.take(result, "out", true);
+    const auto p = policy(Op::name, which, c.stream());
+    for_output(Op::name, out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (ops::unary<Op>::template offered<T>) {
+        const auto in = x.in<T>();
+        const auto r = out.out<T>();
+        device_scope device(Op::name, {&x, &out});
+        without_gil([&] { detail::elementwise<T>::unary(p, ops::unary<Op>::code, in, r, {}, {}); });
+      } else {
+        const std::string offered = offered_names([](auto t) {
+          using U = typename decltype(t)::type;
+          if constexpr (prism::arithmetic_element<U>) return ops::unary<Op>::template offered<U>;
+          else return false;
+        });
+        throw std::invalid_argument(std::string("prism.") + Op::name + ": not offered for " + name(out.type) +
+                                    " (" + offered + ")");
+      }
+    });
+  }
+  c.done();
+  return result;
 }
 
 // scale (p = alpha) and clamp (p = lo, q = hi).
@@ -257,12 +270,12 @@ void bind_elementwise(nb::module_& m) {
   nb::list binaries, unaries;
   for_each_type(ops::binaries{}, [&](auto t) {
     using Op = typename decltype(t)::type;
-    e.def(Op::name, &binary<Op>, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
+    e.def(Op::name, &binary<Op>, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
     binaries.append(nb::make_tuple(Op::name, ops::binary<Op>::doc));
   });
   for_each_type(ops::unaries{}, [&](auto t) {
     using Op = typename decltype(t)::type;
-    e.def(Op::name, &unary<Op>, "x"_a, "out"_a, "impl"_a, "stream"_a);
+    e.def(Op::name, &unary<Op>, "x"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
     const std::string offered = offered_names([](auto u) {
       using U = typename decltype(u)::type;
       if constexpr (prism::arithmetic_element<U>) return ops::unary<Op>::template offered<U>;

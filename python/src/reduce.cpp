@@ -4,7 +4,7 @@
 // number) or written into a one-element array (nothing waits). The result types are the C++ ones:
 // sum_type (int32 -> int64), real_type (mean of ints -> float64); an index or a count goes into an
 // int64 or uint64 element (the same eight bytes for any value below 2^63).
-#include "arrays.hpp"
+#include "calls.hpp"
 
 #include <prism/reduce.hpp>
 
@@ -80,60 +80,76 @@ constexpr bool offers() {
   else return false;
 }
 
-// One binding per reduction of the family's table (prism::ops::reductions).
+// A value returned to the host as NumPy's scalar of its type (a tuple of two for minmax); the
+// scalar types are looked up once.
+nb::object host_scalar(element type, nb::handle value) {
+  static nb::object* types = new nb::object[std::size(elements)];
+  nb::object& kind = types[static_cast<std::size_t>(type)];
+  if (!kind.is_valid()) kind = nb::module_::import_("numpy").attr("dtype")(name(type)).attr("type");
+  if (PyTuple_Check(value.ptr())) return nb::make_tuple(kind(value[0]), kind(value[1]));
+  return kind(value);
+}
+
+// One entry per reduction of the family's table (prism::ops::reductions): the whole call. Without
+// out, GPU input gets a 0-d array of its kind (nothing waits, as torch.sum), host input a NumPy
+// scalar (the call waits); with out (one element, two for minmax) nothing waits.
 template <class Op>
-nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
-  const array x = take(x_, "x", false);
-  std::optional<array> result;
-  if (!out_.is_none()) result = take(out_, "out", true);
-  const array* out = result ? &*result : nullptr;
-  const auto p = policy(Op::name, which, stream);
-  return visit(x.type, [&](auto tag) -> nb::object {
+nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, nb::handle stream) {
+  call c({x_, out_}, stream);
+  const array x = c.take(x_, "x", false);
+  const auto p = policy(Op::name, which, c.stream());
+  nb::object result = visit(x.type, [&](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
     if constexpr (offers<Op, T>()) {
       using R = typename ops::reduction<Op>::template result<T>;
+      constexpr bool pair = std::is_same_v<R, prism::minmax_result<T>>;
+      const element type = [] {
+        if constexpr (pair) return element_of<T>();  // [min, max] in x's type
+        else if constexpr (std::is_same_v<R, std::size_t>) return element::i64;  // an index
+        else return element_of<R>();
+      }();
+      nb::object into = nb::borrow(out_);
+      if (into.is_none() && c.returns_array())
+        into = c.allocate(pair ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{}, name(type));
+      std::optional<array> r;
+      if (!into.is_none()) r = c.take(into, "out", true);
+      const array* out = r ? &*r : nullptr;
       const auto in = x.in<T>();
-      const auto entry = [&](auto* into) { return ops::reduction<Op>::template entry<T>(p, in, into); };
-      if constexpr (std::is_same_v<R, prism::minmax_result<T>>) return deliver_pair<T>(x, out, entry);
-      else return deliver<R>(Op::name, x, out, entry);
+      const auto entry = [&](auto* to) { return ops::reduction<Op>::template entry<T>(p, in, to); };
+      nb::object value;
+      if constexpr (pair) value = deliver_pair<T>(x, out, entry);
+      else value = deliver<R>(Op::name, x, out, entry);
+      return out != nullptr ? into : host_scalar(type, value);
     }
     not_offered(Op::name, x.type);
   });
+  c.done();
+  return result;
 }
 
-// The result's element type for an input of `type`, by the same table ("int64" for an index).
-template <class Op>
-std::string result_type(const std::string& type) {
-  for (element e : elements)
-    if (type == name(e))
-      return visit(e, [&](auto tag) -> std::string {
-        using T = typename decltype(tag)::type;
-        if constexpr (offers<Op, T>()) {
-          using R = typename ops::reduction<Op>::template result<T>;
-          if constexpr (std::is_same_v<R, std::size_t>) return "int64";
-          else if constexpr (std::is_same_v<R, prism::minmax_result<T>>) return name(e);
-          else return name(element_of<R>());
-        }
-        not_offered(Op::name, e);
-      });
-  return type;  // a type prism does not read: the call itself refuses it, naming why
-}
-
-nb::object dot(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream) {
-  const array a = take(a_, "a", false), b = take(b_, "b", false);
-  std::optional<array> result;
-  if (!out_.is_none()) result = take(out_, "out", true);
-  const array* out = result ? &*result : nullptr;
-  const auto p = policy("dot", which, stream);
-  return visit(a.type, [&](auto tag) -> nb::object {
+// sum a[i] * b[i], in sum's type; delivered as the reductions are.
+nb::object dot(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, nb::handle stream) {
+  call c({a_, b_, out_}, stream);
+  const array a = c.take(a_, "a", false), b = c.take(b_, "b", false);
+  const auto p = policy("dot", which, c.stream());
+  nb::object result = visit(a.type, [&](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
     if constexpr (prism::signed_reduce_element<T>) {
+      using R = prism::sum_type<T>;
+      nb::object into = nb::borrow(out_);
+      if (into.is_none() && c.returns_array()) into = c.allocate({}, name(element_of<R>()));
+      std::optional<array> r;
+      if (!into.is_none()) r = c.take(into, "out", true);
+      const array* out = r ? &*r : nullptr;
       const auto x = a.in<T>(), y = b.in<T>();
       // b's device is checked by the library (host and device memory mixed, another GPU).
-      return deliver<prism::sum_type<T>>("dot", a, out, [&](auto* into) { return detail::dot(p, x, y, into); });
+      nb::object value = deliver<R>("dot", a, out, [&](auto* into) { return detail::dot(p, x, y, into); });
+      return out != nullptr ? into : host_scalar(element_of<R>(), value);
     }
     not_offered("dot", a.type);
   });
+  c.done();
+  return result;
 }
 
 prism::comparison comparison_from(const std::string& compare) {
@@ -169,18 +185,16 @@ nb::object count_if(nb::handle x_, const std::string& compare, nb::handle value_
 
 void bind_reduce(nb::module_& m) {
   using namespace nb::literals;
-  // The table: _prism.reduce.<name>, its result type for each input type, and (name, doc) of each
-  // for the Python layer's functions.
+  // The table: _prism.reduce.<name>, and (name, doc) of each for the Python layer's functions.
   nb::module_ r = m.def_submodule("reduce");
   nb::list names;
   for_each_type(ops::reductions{}, [&](auto t) {
     using Op = typename decltype(t)::type;
-    r.def(Op::name, &reduction<Op>, "x"_a, "out"_a.none(), "impl"_a, "stream"_a);
-    r.def((std::string(Op::name) + "_result_type").c_str(), &result_type<Op>, "type"_a);
+    r.def(Op::name, &reduction<Op>, "x"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
     names.append(nb::make_tuple(Op::name, ops::reduction<Op>::doc));
   });
   r.attr("reductions") = names;
-  m.def("dot", &dot, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a);
+  m.def("dot", &dot, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
   m.def("count_if", &count_if, "x"_a, "compare"_a, "value"_a, "out"_a.none(), "impl"_a, "stream"_a);
 }
 

@@ -290,26 +290,31 @@ std::shared_ptr<device_allocation> allocate_on_device(int device, std::uintptr_t
   return memory;
 }
 
-nb::object export_dlpack(const device_array& a, bool versioned) {
+dlpack::ManagedTensorVersioned* export_managed(const device_array& a) {
   auto* e = new exported{a.shape, a.memory};
+  e->versioned.version = {dlpack::major_version, 0};
+  e->versioned.manager_ctx = e;
+  e->versioned.deleter = delete_versioned;
+  e->versioned.flags = 0;
+  fill_tensor(e->versioned.dl_tensor, *e, a);
+  return &e->versioned;
+}
+
+nb::object export_dlpack(const device_array& a, bool versioned) {
   PyObject* capsule = nullptr;
   if (versioned) {
-    e->versioned.version = {dlpack::major_version, 0};
-    e->versioned.manager_ctx = e;
-    e->versioned.deleter = delete_versioned;
-    e->versioned.flags = 0;
-    fill_tensor(e->versioned.dl_tensor, *e, a);
-    capsule = PyCapsule_New(&e->versioned, dlpack::versioned_capsule_name, capsule_destructor);
+    dlpack::ManagedTensorVersioned* m = export_managed(a);
+    capsule = PyCapsule_New(m, dlpack::versioned_capsule_name, capsule_destructor);
+    if (capsule == nullptr) delete_versioned(m);
   } else {
+    auto* e = new exported{a.shape, a.memory};
     e->plain.manager_ctx = e;
     e->plain.deleter = delete_plain;
     fill_tensor(e->plain.dl_tensor, *e, a);
     capsule = PyCapsule_New(&e->plain, dlpack::capsule_name, capsule_destructor);
+    if (capsule == nullptr) delete e;
   }
-  if (capsule == nullptr) {
-    delete e;
-    nb::raise_python_error();
-  }
+  if (capsule == nullptr) nb::raise_python_error();
   return nb::steal(capsule);
 }
 

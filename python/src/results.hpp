@@ -67,6 +67,8 @@ struct device_array {
 // A DLPack capsule ("dltensor", or "dltensor_versioned" when `versioned`) over the array's memory;
 // the tensor holds a reference to the memory until its consumer calls the deleter.
 nb::object export_dlpack(const device_array& a, bool versioned);
+// The same tensor without a capsule (DLPack 1.x's versioned form), for a C exchange table to own.
+dlpack::ManagedTensorVersioned* export_managed(const device_array& a);
 
 // Reads one of prism's arrays into `into`, ordered after its producer on `stream` when a call
 // gives one (else its stream is synchronized).
