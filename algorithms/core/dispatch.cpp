@@ -233,12 +233,13 @@ int multiprocessor_count() {
 
 namespace detail {
 
-// Below this many bytes moved one thread is faster than OpenMP's team: prism.add of float32 at 2^16
-// elements (768 KiB) took 18 us on one thread against 30 us on the team of a 2-core machine, at
-// 2^18 (3 MiB) 160 against 50 us; sum ties near 1 MiB (bench/python_calls.py; docs/benchmarks/
-// dispatch.md, "cpu: serial below"). More cores wake a larger team: a machine's own crossover is
-// what bench/python_calls.py prints, and PRISM_CPU_SERIAL_BELOW sets it.
-constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{1} << 20;
+// Where OpenMP's team starts to beat the calling thread alone, in bytes moved: a sum of 2^14 floats
+// (64 KiB) already ran faster on the team, on the 2-core development machine and on the H200
+// machine's 16-core host alike; an add from 2^14 floats (192 KiB) on the first and 2^16 (768 KiB)
+// on the second (docs/benchmarks/dispatch.md, "One compiled entry per call": its threads table).
+// More cores wake a larger team: a machine's own crossover is what bench/python_calls.py prints,
+// and PRISM_CPU_SERIAL_BELOW sets it.
+constexpr std::size_t measured_cpu_serial_below_bytes = std::size_t{64} << 10;
 
 std::size_t cpu_serial_below_bytes() noexcept {
   static const std::size_t bytes = [] {

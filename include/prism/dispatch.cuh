@@ -240,8 +240,8 @@ struct result_to {
 // A cpu callable that may also run on Thrust's sequential system: below cpu_serial_below_bytes()
 // it is called with thrust::seq, on the calling thread without entering OpenMP at all (a team of
 // one thread still opens a parallel region, which costs more than a small call's work:
-// docs/benchmarks/dispatch.md, "cpu: serial below"). Marked where the callable is one Thrust
-// algorithm whose cost per call matters (the element-wise operations, the reductions):
+// docs/benchmarks/dispatch.md, "One compiled entry per call"). Marked where the callable is one
+// Thrust algorithm whose cost per call matters (the element-wise operations, the reductions):
 //   implementations{.cpu = serial_too{on_thrust}, ...}
 template <class F>
 struct serial_too {

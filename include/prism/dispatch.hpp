@@ -117,9 +117,9 @@ inline impl prepare(const char* algorithm, const family& offered, const executio
 namespace detail {
 // The cpu implementation's threads for one call: the calling thread alone when the call moves
 // fewer than cpu_serial_below_bytes() bytes (waking OpenMP's team then costs more than the work:
-// docs/benchmarks/dispatch.md, "cpu: serial below"), OpenMP's team otherwise. The thread's own
-// setting (omp_set_num_threads) is restored when it goes. serial() says which: the callables
-// marked serial_too (dispatch.cuh) then run on Thrust's sequential system instead.
+// docs/benchmarks/dispatch.md, "One compiled entry per call"), OpenMP's team otherwise. The
+// thread's own setting (omp_set_num_threads) is restored when it goes. serial() says which: the
+// callables marked serial_too (dispatch.cuh) then run on Thrust's sequential system instead.
 class cpu_threads {
  public:
   explicit cpu_threads(std::size_t bytes_moved) noexcept;
