@@ -59,10 +59,10 @@ std::vector<T> sorted_keys(std::size_t n, std::size_t distinct, std::uint64_t se
   return v;
 }
 
-// (a's size, b's size) pairs: empty, one array empty, tiny, around a tile of 2048 outputs (4-byte
-// keys) and of its 256 threads x 8, uneven, and past 2^20.
+// (a's size, b's size) pairs: empty, one array empty, tiny, around raw's tile of 3840 outputs (4-byte
+// keys, 256 threads x 15) and of 8-byte keys' 1792 (256 x 7), uneven, and past 2^20.
 const std::pair<std::size_t, std::size_t> size_pairs[] = {
-    {0, 0}, {0, 5}, {7, 0}, {1, 1}, {3, 1}, {1, 3}, {1024, 1024}, {2047, 2049}, {2048, 2048}, {1, 4099},
+    {0, 0}, {0, 5}, {7, 0}, {1, 1}, {3, 1}, {1, 3}, {1024, 1024}, {2047, 2049}, {2048, 2048}, {1, 4099}, {896, 896}, {1791, 2}, {3839, 1}, {1920, 1921}, {3840, 3840},
     {4099, 1001}, {10007, 3}, {large((1u << 19) + 3), large((1u << 20) + 1)}};
 
 // ---- merge, merge_by_key -----------------------------------------------------------------------------

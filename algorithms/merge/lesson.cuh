@@ -28,12 +28,15 @@
 //    a warp's load touches 32 places 32 bytes apart, one sector per lane per instruction.
 //
 // 4. tile_staged (raw). Stage the tile through shared memory (moderngpu's kernel_merge): a
-//    partition kernel finds each tile of 2048 outputs' start by the same search; the block loads
-//    its two ranges into shared memory with coalesced reads (each thread issues its 8 loads into
-//    registers before storing any: a load stored as it arrives costs a memory latency each), each
-//    thread searches its 8 outputs' start there and merges them sequentially, and the block writes the tile back with coalesced
-//    stores. Every element is read once and written once, in full sectors: a streaming kernel,
-//    whose ceiling is the bandwidth of its 2n elements moved.
+//    partition kernel finds the start of each tile of 256 threads x 15 outputs by the same search;
+//    the block loads its two ranges into shared memory with coalesced reads (each thread issues
+//    its 15 loads into registers before storing any: a load stored as it arrives costs a memory
+//    latency each), each thread searches its 15 outputs' start there and merges them
+//    sequentially, puts them back in shared memory at 15t + k, and the block writes the tile
+//    back with coalesced stores. Every element is read once and written once, in full sectors: a
+//    streaming kernel, whose ceiling is the bandwidth of its 2n elements moved. Why 15: with 8
+//    outputs per thread, a warp's 32 stores to 8t + k land in 4 of shared memory's 32 banks (8
+//    passes each); to 15t + k, an odd stride, in all 32 (one pass).
 #include <prism/merge.cuh>
 
 namespace prism::detail::merge_lesson_kernels {

@@ -56,5 +56,8 @@ inline constexpr std::size_t scan_cub_from_bytes[][2] = {
     {SIZE_MAX, std::size_t{32} << 20},  // unique_by_key: raw at every size | cub from 32 MiB
     {std::size_t{16} << 20, std::size_t{16} << 20},  // reduce_by_key: cub from 16 MiB | cub from 16 MiB
 };
+// scan, run_length_encode of floating-point values (CUB's reduce-by-key carrying each run's first
+// value): from how many bytes moved cub runs: cub from 4 MiB.
+inline constexpr std::size_t run_length_encode_floating_cub_from_bytes = std::size_t{4} << 20;
 
 }  // namespace prism

@@ -87,14 +87,17 @@ struct key_order {
 
 // ---- the tile: nt threads x vt elements -------------------------------------------------------------
 
-// Outputs each thread merges: 8 elements of up to 8 bytes, fewer of larger ones, so a tile of
-// block_size (256) x vt stays at 16 KiB of shared memory (the keys' tile), and 8 independent
-// sequential merge steps per thread are enough to cover the shared memory latency.
+// Outputs each thread merges: 15 elements of up to 4 bytes, about 60 bytes of wider ones, and
+// always an odd count. Thread t's outputs go back to shared memory at t * vt + k: with vt even
+// (8), the 32 lanes of a warp would share 4 of the 32 banks and every store would take 8 passes;
+// with vt odd, t * vt covers every bank once (moderngpu's rule; docs/benchmarks/merge.md,
+// lesson_tile_staged against the even tile of 2026-12-03). 15 independent steps per thread also
+// cover the shared memory latency of the sequential merge.
 template <class T>
-inline constexpr unsigned merge_vt = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
+inline constexpr unsigned merge_vt = sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 7 : sizeof(T) <= 16 ? 3 : 1;
 template <class T>
 inline constexpr unsigned merge_tile_size = block_size * merge_vt<T>;
-// The widest element raw takes: the tile's 16 KiB hold one element per thread of 64 bytes.
+// The widest element raw takes: a tile of one element per thread of 64 bytes is 16 KiB.
 inline constexpr std::size_t raw_merge_widest = 64;
 
 template <class T, std::size_t N>

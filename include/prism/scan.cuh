@@ -585,8 +585,10 @@ std::size_t reduce_by_key_spans(const char* algorithm, const execution_policy& p
   if constexpr (Encode) {
     // Past 2^31 - 1 elements (this many bytes: keys, values' output, counts) automatic runs raw.
     constexpr std::size_t raw_from = (std::size_t{1} << 31) * (2 * sizeof(K) + sizeof(T));
+    const family& offered =
+        keys_by_bits ? scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from> : scan_floating_runs_family;
     return dispatch<Op, Eq>(
-        {algorithm, scan_family_of<scan_operation::run_length_encode, widest<K, T>, raw_from>, policy,
+        {algorithm, offered, policy,
          {array_ref::input(keys, "the input"), array_ref::output_apart(keys_out, "the values' output"),
           array_ref::output_apart(sums_out, "the counts")},
          n},

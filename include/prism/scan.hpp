@@ -113,6 +113,11 @@ template <std::size_t CubFrom, std::size_t RawFrom>
 inline constexpr automatic_row scan_automatic_rows[3] = {{0, impl::raw}, {CubFrom, impl::cub}, {RawFrom, impl::raw}};
 template <scan_operation Op, std::size_t Width, std::size_t RawFrom = SIZE_MAX>
 inline constexpr family scan_family_of{scan_implementations, scan_automatic_rows<scan_cub_from(Op, Width), RawFrom>};
+// run_length_encode of floating-point values (and under any equality but integers' ==), whose cub
+// implementation is CUB's reduce-by-key dispatch carrying each run's first value (CUB's Encode
+// would write each run's last): its own table, run_length_encode_floating_cub_from_bytes.
+inline constexpr family scan_floating_runs_family{
+    scan_implementations, scan_automatic_rows<run_length_encode_floating_cub_from_bytes, SIZE_MAX>};
 
 // In place, CUB's selections copy their input into scratch first (n elements more read and
 // written), while raw's compaction and unique run as they are: automatic stays on raw

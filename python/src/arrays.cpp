@@ -90,6 +90,26 @@ void array::release() noexcept {
   keep_.reset();
 }
 
+// DLPack's (code, bits, lanes) as one of prism's element types.
+std::optional<element> element_from(const dlpack::DataType& t) {
+  if (t.lanes != 1) return std::nullopt;
+  const auto is = [&](std::uint8_t code, int bits) { return t.code == code && t.bits == bits; };
+  if (is(dlpack::float_code, 16)) return element::f16;
+  if (is(dlpack::bfloat_code, 16)) return element::bf16;
+  if (is(dlpack::float_code, 32)) return element::f32;
+  if (is(dlpack::float_code, 64)) return element::f64;
+  if (is(dlpack::int_code, 32)) return element::i32;
+  if (is(dlpack::int_code, 64)) return element::i64;
+  if (is(dlpack::uint_code, 32)) return element::u32;
+  if (is(dlpack::uint_code, 64)) return element::u64;
+  if (is(dlpack::uint_code, 8)) return element::u8;
+  if (is(dlpack::bool_code, 8)) return element::boolean;
+  if (is(dlpack::int_code, 8)) return element::i8;
+  if (is(dlpack::int_code, 16)) return element::i16;
+  if (is(dlpack::uint_code, 16)) return element::u16;
+  return std::nullopt;
+}
+
 namespace {
 
 std::string describe_device(int type, int id) {
@@ -175,26 +195,6 @@ void place(array& a, std::uintptr_t address, std::size_t bytes, std::size_t item
 }
 
 // ---- DLPack ----------------------------------------------------------------------------------------
-
-// DLPack's (code, bits, lanes) as one of prism's element types.
-std::optional<element> element_from(const dlpack::DataType& t) {
-  if (t.lanes != 1) return std::nullopt;
-  const auto is = [&](std::uint8_t code, int bits) { return t.code == code && t.bits == bits; };
-  if (is(dlpack::float_code, 16)) return element::f16;
-  if (is(dlpack::bfloat_code, 16)) return element::bf16;
-  if (is(dlpack::float_code, 32)) return element::f32;
-  if (is(dlpack::float_code, 64)) return element::f64;
-  if (is(dlpack::int_code, 32)) return element::i32;
-  if (is(dlpack::int_code, 64)) return element::i64;
-  if (is(dlpack::uint_code, 32)) return element::u32;
-  if (is(dlpack::uint_code, 64)) return element::u64;
-  if (is(dlpack::uint_code, 8)) return element::u8;
-  if (is(dlpack::bool_code, 8)) return element::boolean;
-  if (is(dlpack::int_code, 8)) return element::i8;
-  if (is(dlpack::int_code, 16)) return element::i16;
-  if (is(dlpack::uint_code, 16)) return element::u16;
-  return std::nullopt;
-}
 
 std::string describe_dtype(const dlpack::DataType& t) {
   const char* kind = t.code == dlpack::int_code      ? "int"

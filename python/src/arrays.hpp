@@ -41,6 +41,8 @@ namespace nb = nanobind;
 enum class element { f16, bf16, f32, f64, i32, i64, u32, u64, u8, boolean, i8, i16, u16 };
 
 const char* name(element e) noexcept;
+// DLPack's (code, bits, lanes) as one of prism's element types; none where prism has no such type.
+std::optional<element> element_from(const dlpack::DataType& t);
 
 // The C++ type of an element, for visit().
 template <class T>

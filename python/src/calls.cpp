@@ -736,10 +736,12 @@ nb::object call::like(nb::handle x, nb::handle dtype, bool flat) {
   std::vector<std::int64_t> shape;
   std::string type;
   const lent* v = k == array_kind::torch || k == array_kind::cupy ? view(x) : nullptr;
-  if (v != nullptr) {  // the layout the exchange table lent: no attribute asked
-    const array a = prism::python::take(v->tensor, "the array");
+  // The shape and type the exchange table lent, no attribute asked; the layout is the call's to
+  // check where it reads the array, naming it.
+  const std::optional<element> lent_type = v != nullptr ? element_from(v->tensor.dtype) : std::nullopt;
+  if (lent_type && v->tensor.ndim >= 0 && (v->tensor.ndim == 0 || v->tensor.shape != nullptr)) {
     shape.assign(v->tensor.shape, v->tensor.shape + v->tensor.ndim);
-    type = name(a.type);
+    type = name(*lent_type);
   } else {
     std::tie(shape, type) = shape_and_dtype(x, k, device_);
   }
@@ -787,10 +789,14 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
       // torch's C exchange table makes the tensor without a capsule or a Python call.
       if (const dlpack::ExchangeAPI* api = exchange_api_of(like_); api != nullptr) {
         void* made = nullptr;
-        if (api->managed_tensor_to_py_object_no_sync(export_managed(result), &made) == 0 && made != nullptr)
-          tensor = nb::steal(static_cast<PyObject*>(made));
-        else
-          nb::raise_python_error();
+        const int status = api->managed_tensor_to_py_object_no_sync(export_managed(result), &made);
+        if (status != 0 || made == nullptr) {
+          // DLPack does not say who owns the tensor after a failure: prism leaves it to the
+          // table's library rather than free it twice.
+          if (PyErr_Occurred()) nb::raise_python_error();
+          throw std::runtime_error("prism: PyTorch's DLPack exchange table could not make the result tensor");
+        }
+        tensor = nb::steal(static_cast<PyObject*>(made));
       } else {
         tensor = l.torch_from_dlpack(export_dlpack(result, false));
       }

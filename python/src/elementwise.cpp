@@ -28,9 +28,12 @@ void for_output(const char* algorithm, const array& out, F&& f) {
 template <class Op>
 nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, nb::handle stream) {
   call c({a_, b_, out_}, stream);
-  nb::object result = out_.is_none() ? c.like(a_, nb::none(), false) : nb::borrow(out_);
+  nb::object result;
   {
-    const array a = c.take(a_, "a", false), b = c.take(b_, "b", false), out = c.take(result, "out", true);
+    // The inputs first: an array prism cannot read is refused by its name before anything is made.
+    const array a = c.take(a_, "a", false), b = c.take(b_, "b", false);
+    result = out_.is_none() ? c.like(a_, nb::none(), false) : nb::borrow(out_);
+    const array out = c.take(result, "out", true);
     const auto p = policy(Op::name, which, c.stream());
     for_output(Op::name, out, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -48,9 +51,11 @@ nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::stri
 template <class Op>
 nb::object unary(nb::handle x_, nb::handle out_, const std::string& which, nb::handle stream) {
   call c({x_, out_}, stream);
-  nb::object result = out_.is_none() ? c.like(x_, nb::none(), false) : nb::borrow(out_);
+  nb::object result;
   {
-    const array x = c.take(x_, "x", false), out = c.take(result, "out", true);
+    const array x = c.take(x_, "x", false);
+    result = out_.is_none() ? c.like(x_, nb::none(), false) : nb::borrow(out_);
+    const array out = c.take(result, "out", true);
     const auto p = policy(Op::name, which, c.stream());
     for_output(Op::name, out, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -21,34 +21,6 @@ void bind_segmented(nb::module_& m);  // python/src/segmented.cpp
 void bind_top_k(nb::module_& m);   // python/src/top_k.cpp
 namespace {
 
-// An event recorded on `stream` (on `device`): the Python layer keeps arrays used by work on a
-// stream other than their producer's alive until the stream has passed it.
-std::uintptr_t record_event(int device, std::uintptr_t stream) {
-  int previous = 0;
-  prism::check(cudaGetDevice(&previous), "cudaGetDevice", "record_event");
-  if (previous != device) prism::check(cudaSetDevice(device), "cudaSetDevice", "record_event");
-  cudaEvent_t event = nullptr;
-  cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
-  if (status == cudaSuccess) {
-    status = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream));
-    if (status != cudaSuccess) (void)cudaEventDestroy(event);
-  }
-  if (previous != device) (void)cudaSetDevice(previous);
-  prism::check(status, "cudaEventRecord", "record_event");
-  return reinterpret_cast<std::uintptr_t>(event);
-}
-
-// Whether the stream has passed the event; once it has, the event is destroyed (a failed event,
-// a crashed context, counts as passed: nothing will run after it).
-bool event_passed(std::uintptr_t handle) {
-  auto event = reinterpret_cast<cudaEvent_t>(handle);
-  const cudaError_t status = cudaEventQuery(event);
-  if (status == cudaErrorNotReady) return false;
-  (void)cudaGetLastError();
-  (void)cudaEventDestroy(event);
-  return true;
-}
-
 // The lowest layer, for the benchmark: the same binary call `times` times, its arguments taken
 // once, so that what is timed is the C++ call alone.
 void repeat_add(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, std::uintptr_t stream,
@@ -81,8 +53,6 @@ NB_MODULE(_prism, m) {
   m.doc() = "prism's compiled layer: use the functions of prism_primitives instead";
   m.attr("version") = PRISM_VERSION_STRING;
   m.def("gpu_available", &prism::gpu_available);
-  m.def("record_event", &py::record_event, "device"_a, "stream"_a);
-  m.def("event_passed", &py::event_passed, "event"_a);
   m.def("describe", &py::describe_array, "array"_a);
   m.def("repeat_add", &py::repeat_add, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a, "times"_a);
   py::bind_elementwise(m);

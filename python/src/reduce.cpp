@@ -90,6 +90,14 @@ nb::object host_scalar(element type, nb::handle value) {
   return kind(value);
 }
 
+// Where a reduction's value goes: `into` (the caller's out), or, for GPU input without one, a 0-d
+// array of `type` the call allocates into it (of two elements for minmax); none: to the host.
+std::optional<array> result_array(call& c, nb::object& into, const std::vector<std::int64_t>& shape, element type) {
+  if (into.is_none() && c.returns_array()) into = c.allocate(shape, name(type));
+  if (into.is_none()) return std::nullopt;
+  return c.take(into, "out", true);
+}
+
 // One entry per reduction of the family's table (prism::ops::reductions): the whole call. Without
 // out, GPU input gets a 0-d array of its kind (nothing waits, as torch.sum), host input a NumPy
 // scalar (the call waits); with out (one element, two for minmax) nothing waits.
@@ -109,10 +117,8 @@ nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, n
         else return element_of<R>();
       }();
       nb::object into = nb::borrow(out_);
-      if (into.is_none() && c.returns_array())
-        into = c.allocate(pair ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{}, name(type));
-      std::optional<array> r;
-      if (!into.is_none()) r = c.take(into, "out", true);
+      const std::optional<array> r =
+          result_array(c, into, pair ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{}, type);
       const array* out = r ? &*r : nullptr;
       const auto in = x.in<T>();
       const auto entry = [&](auto* to) { return ops::reduction<Op>::template entry<T>(p, in, to); };
@@ -137,9 +143,7 @@ nb::object dot(nb::handle a_, nb::handle b_, nb::handle out_, const std::string&
     if constexpr (prism::signed_reduce_element<T>) {
       using R = prism::sum_type<T>;
       nb::object into = nb::borrow(out_);
-      if (into.is_none() && c.returns_array()) into = c.allocate({}, name(element_of<R>()));
-      std::optional<array> r;
-      if (!into.is_none()) r = c.take(into, "out", true);
+      const std::optional<array> r = result_array(c, into, {}, element_of<R>());
       const array* out = r ? &*r : nullptr;
       const auto x = a.in<T>(), y = b.in<T>();
       // b's device is checked by the library (host and device memory mixed, another GPU).

@@ -223,6 +223,17 @@ def test_numpy_and_gpu_mixed_refused(gpu_xp):
         prism.add(a, np.ones(4, np.float32), out=gpu_xp.empty(4, "float32"))
 
 
+@pytest.mark.parametrize("which", ["a", "b", "x"])
+def test_unreadable_input_named_before_a_result_is_made(gpu_xp, which):
+    """A strided view is refused by its argument's name, whether or not the call allocates out."""
+    strided = gpu_xp.put(np.ones(16, np.float32))[::2]
+    plain = gpu_xp.put(np.ones(8, np.float32))
+    call = {"a": lambda: prism.add(strided, plain), "b": lambda: prism.add(plain, strided),
+            "x": lambda: prism.exp(strided)}[which]
+    with pytest.raises(ValueError, match=rf"prism: {which} .*not contiguous"):
+        call()
+
+
 # ---- a GPU array this process cannot reach: runs on any machine -----------------------------------------
 
 class _DLDevice(ctypes.Structure):
