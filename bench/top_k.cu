@@ -2,10 +2,10 @@
 // The top-k family: every implementation side by side, and cub::DeviceTopK called bare.
 //
 // Rows (algorithm/type/implementation/n): top_k_k<k>/<type>/<impl>/n, the k largest of n uniform
-// values with int32 indices, k = 1, 100, 10000, n = 2^20 and 2^28 (cpu: 2^20 only). The row
-// cub_bare is cub::DeviceTopK::MaxPairs alone (values and positions, unordered, its ties
-// unspecified, temporary storage allocated once): what CUB costs before prism makes its result the
-// documented one. torch.topk is bench/peers.py's (the same n and k).
+// values with int32 indices, k = 1, 100, 10000, n = 2^10 (where k <= n), 2^20 and 2^28 (cpu: up
+// to 2^20). The row cub_bare is cub::DeviceTopK::MaxPairs alone (values and positions, unordered,
+// its ties unspecified, temporary storage allocated once): what CUB costs before prism makes its
+// result the documented one. torch.topk is bench/peers.py's (the same n and k).
 // Types: float by default (PRISM_BENCH_TYPES=all: float, double, int32, uint64).
 //
 // Bytes: the fewest a top-k must move: x read once, the k values and indices written,
@@ -169,7 +169,7 @@ void register_row(const std::string& row, std::int64_t n, std::size_t k, bool on
   }));
 }
 
-const std::int64_t row_sizes[] = {std::int64_t{1} << 20, std::int64_t{1} << 28};
+const std::int64_t row_sizes[] = {std::int64_t{1} << 10, std::int64_t{1} << 20, std::int64_t{1} << 28};
 const std::size_t row_ks[] = {1, 100, 10000};
 
 template <class T>
@@ -179,6 +179,7 @@ void register_type(bool gpu) {
   for (std::size_t k : row_ks) {
     const std::string algorithm = "top_k_k" + std::to_string(k);
     for (std::int64_t n : row_sizes) {
+      if (static_cast<std::int64_t>(k) > n) continue;
       for (impl which : top_k_implementations) {
         const bool on_gpu = which != impl::cpu;
         if (on_gpu && !gpu) continue;

@@ -3,6 +3,8 @@
 // exact minima, maxima and positions with the documented NaN and zero rules, integer sums and
 // scans wrapping as documented), in every registered implementation, and the conformance kit.
 // Plain C++: the same calls a consumer of the compiled library makes.
+#include <prism/elementwise.hpp>
+#include <prism/reduce.hpp>
 #include <prism/segmented.hpp>
 
 #include "conformance.hpp"
@@ -282,7 +284,9 @@ TEST_P(Segmented, FixedSizeRows) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   for_each_type(types<float, std::int32_t, double, std::uint64_t>{}, [&]<class T>() {
     for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{0, 5}, {5, 0}, {1, 1}, {7, 1}, {3, 1000},
-                              {100, 7}, {9, 1500}, {2000, 33}}) {
+                              {100, 7}, {9, 1500}, {2000, 33},
+                              // raw's short rows: blocks of 256 (128 of 8 bytes) rows, a partial last one
+                              {1000, 32}, {777, 16}, {300, 2}, {513, 31}, {129, 8}}) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(::testing::Message() << type_name<T>() << " " << rows << " x " << cols << " seed " << seed);
       const auto x = awkward_values<T>(rows * cols, seed);
@@ -477,6 +481,19 @@ TEST_P(GpuSegmentedHuge, SumPast4G) {
     return s;
   };
   for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(got[k], reference(o[k], o[k + 1])) << k;
+}
+
+// Rows of 32 past 2^32 elements: raw's short-row kernel (2^27 + 129 rows), every row's sum 8 x 5.
+TEST_P(GpuSegmentedHuge, RowsOf32Past4G) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const std::size_t cols = 32, rows = (std::size_t{1} << 27) + 129, n = rows * cols;
+  prism::device_buffer<std::int32_t> x(n);
+  fill_periodic(x.data(), n, std::vector<std::int32_t>{1, 2, 3, -1});
+  prism::device_buffer<std::int64_t> sums(rows);
+  prism::fill(prism::par.with(impl::raw), sums.view(), std::int64_t{-7});
+  prism::segmented_sum(prism::par.with(GetParam()), x.view(), prism::fixed_segments{cols}, sums.view());
+  EXPECT_EQ(prism::min(sums.view()), 40);
+  EXPECT_EQ(prism::max(sums.view()), 40);
 }
 
 INSTANTIATE_TEST_SUITE_P(, GpuSegmentedHuge, ::testing::Values(impl::thrust, impl::raw, impl::cub), impl_name);

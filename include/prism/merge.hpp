@@ -48,9 +48,9 @@
 //              prism's scratch (thrust::merge is CUB's DeviceMerge underneath).
 //   raw_naive  merge only: one thread per element, which finds its output position by a binary
 //              search for its rank in the other array (the textbook parallel merge).
-//   raw        merge path, tile-staged: a partition kernel finds where each tile of 256 x 8 outputs
+//   raw        merge path, tile-staged: a partition kernel finds where each tile of 256 x 15 outputs
 //              (fewer of wide types) starts in a and b; each block loads its two ranges into shared
-//              memory with coalesced reads, each thread merges its 8 sequentially from a merge-path
+//              memory with coalesced reads, each thread merges its 15 sequentially from a merge-path
 //              search in shared memory, and the block writes its tile with coalesced stores. A set
 //              operation runs the same merge twice: once to count what each tile keeps, then (after a
 //              scan of the tile counts) to write it.

@@ -95,9 +95,10 @@ inline constexpr impl scan_implementations[] = {impl::cpu, impl::thrust, impl::r
 // `automatic` on device memory (host memory runs cpu): raw's single launch is ahead on small
 // arrays, CUB's kernels on large ones, from the bytes moved (every array's bytes) below on, by
 // operation and width (the widest element type of the call): scan_cub_from_bytes, which
-// include/prism/automatic.hpp holds, generated from docs/benchmarks/scan.json.gz.
-// run_length_encode returns to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts
-// in int).
+// include/prism/automatic.hpp holds, generated from docs/benchmarks/scan.json.gz;
+// run_length_encode of floating-point values by a table of its own (its cub implementation is
+// another CUB algorithm; scan_floating_runs_family below). run_length_encode of integers returns
+// to raw past 2^31 - 1 elements, where cub refuses (CUB's Encode counts in int).
 enum class scan_operation {
   scan, scan_by_key, compact, partition, unique, run_length_encode, unique_by_key, reduce_by_key
 };

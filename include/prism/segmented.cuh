@@ -148,31 +148,6 @@ void scan_by_scan(const Policy& p, const T* x, std::int64_t n, T* out, Segments 
   }
 }
 
-// ---- raw_naive: one thread per segment ----------------------------------------------------------
-
-template <class Reduction, class Segments>
-__global__ void segmented_reduce_naive_kernel(const typename Reduction::value_type* x,
-                                              typename Reduction::result* out, Segments segments, Reduction r) {
-  const std::int64_t s = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (s >= segments.count) return;
-  auto acc = r.identity();
-  for (std::int64_t i = segments.begin(s), e = segments.end(s); i < e; ++i) acc = r.combine(acc, r.load(x[i], i));
-  out[s] = r.finish(acc);
-}
-
-template <class T, class Segments>
-__global__ void segmented_scan_naive_kernel(const T* x, T* out, Segments segments, bool exclusive) {
-  const std::int64_t s = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (s >= segments.count) return;
-  T sum{};
-  for (std::int64_t i = segments.begin(s), e = segments.end(s); i < e; ++i) {
-    const T v = x[i];  // read before the write: in place works
-    const T next = functors::plus<T>{}(sum, v);
-    out[i] = exclusive ? sum : next;
-    sum = next;
-  }
-}
-
 // ---- raw: tiles of elements, whatever the segments ------------------------------------------------
 // The work is cut by elements, not by segments: every block takes an equal contiguous share of the
 // array, tile by tile, and every thread `thread_items` contiguous elements of a tile, so one segment of
@@ -218,9 +193,6 @@ struct segment_walk {
     for (; e < segments.count && segments.end(e) <= p; ++e) write(e);
   }
 };
-
-// Rows of a fixed size up to this many elements are a thread's each (see run_segmented_tiles).
-inline constexpr std::int64_t short_row = 32;
 
 // 64 bytes of contiguous elements per thread: four 16-byte vectors.
 inline constexpr int tile_vectors = 4;
@@ -379,12 +351,18 @@ void run_segmented_tiles(const char* algorithm, const execution_policy& policy, 
            blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, empty, r);
   }
   if (n == 0) return;
-  // Short rows of a fixed size: one thread per row, raw_naive's kernel, read 1-2x faster than the
-  // tiles at 32 elements (docs/benchmarks/segmented.md, rows *_rows32/*/raw_naive and raw).
+  // Short rows of a fixed size: one thread per row, its row staged through shared memory
+  // (segmented_rows_kernel; docs/benchmarks/segmented.md, rows *_rows32/*/raw against raw_naive).
   if constexpr (std::is_same_v<Segments, fixed_size_segments>) {
     if (segments.size <= short_row) {
-      launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, Segments>,
-             blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, segments, r);
+      if constexpr (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        constexpr std::int64_t rows = rows_per_block<T>;
+        launch(algorithm, "segmented_rows_kernel", segmented_rows_kernel<Reduction>,
+               static_cast<unsigned>((segments.count + rows - 1) / rows), block_size, stream, x, out, segments, r);
+      } else {
+        launch(algorithm, "segmented_reduce_naive_kernel", segmented_reduce_naive_kernel<Reduction, Segments>,
+               blocks_for(static_cast<std::size_t>(segments.count)), block_size, stream, x, out, segments, r);
+      }
       return;
     }
   }

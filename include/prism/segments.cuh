@@ -3,8 +3,10 @@
 // What the segmented family (<prism/segmented.cuh>) works on: the segments (by offsets or by a
 // fixed size; clamped into the array, so that broken offsets read nothing outside it) and the
 // reductions over one segment (sum, min, max, argmin, argmax), each a load, an associative
-// combine, an identity and a finish, which every implementation of the family shares.
+// combine, an identity and a finish, which every implementation of the family shares; and the
+// kernels that give each segment one thread (raw_naive's, and raw's for short rows).
 #include <prism/functors.cuh>
+#include <prism/primitives/launch.cuh>
 #include <prism/segmented.hpp>
 
 #include <cuda/std/bit>
@@ -161,6 +163,82 @@ struct combine_of {
     return r.combine(a, b);
   }
 };
+
+// ---- raw_naive: one thread per segment ------------------------------------------------------------
+
+template <class Reduction, class Segments>
+__global__ void segmented_reduce_naive_kernel(const typename Reduction::value_type* x,
+                                              typename Reduction::result* out, Segments segments, Reduction r) {
+  const std::int64_t s = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (s >= segments.count) return;
+  auto acc = r.identity();
+  for (std::int64_t i = segments.begin(s), e = segments.end(s); i < e; ++i) acc = r.combine(acc, r.load(x[i], i));
+  out[s] = r.finish(acc);
+}
+
+template <class T, class Segments>
+__global__ void segmented_scan_naive_kernel(const T* x, T* out, Segments segments, bool exclusive) {
+  const std::int64_t s = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (s >= segments.count) return;
+  T sum{};
+  for (std::int64_t i = segments.begin(s), e = segments.end(s); i < e; ++i) {
+    const T v = x[i];  // read before the write: in place works
+    const T next = functors::plus<T>{}(sum, v);
+    out[i] = exclusive ? sum : next;
+    sum = next;
+  }
+}
+
+// ---- raw's short rows: one thread per row, staged through shared memory ---------------------------
+
+// Rows of a fixed size up to this many elements are a thread's each (run_segmented_tiles).
+inline constexpr std::int64_t short_row = 32;
+template <class T>
+inline constexpr std::int64_t rows_per_block = sizeof(T) <= 4 ? 256 : 128;
+
+// raw_naive's thread per row reads a warp's 32 rows' k-th elements at once, 32 places a row apart.
+// Here the block first loads its rows' elements with coalesced reads (a warp's load is 32
+// neighbouring elements; 8 loads of a thread in flight before any is stored), then each thread
+// folds its row from shared memory in order, k = 0, 1, ... as raw_naive does (the same bits). The
+// rows sit there at an odd stride (width | 1), so that a warp's 32 rows fall in 32 banks.
+// block_size threads; 4- and 8-byte elements; rows.size in [1, short_row].
+template <class Reduction>
+__global__ void __launch_bounds__(block_size)
+    segmented_rows_kernel(const typename Reduction::value_type* x, typename Reduction::result* out,
+                          fixed_size_segments rows, Reduction r) {
+  using T = typename Reduction::value_type;
+  constexpr int threads = block_size, in_flight = 8, most = static_cast<int>(rows_per_block<T>);
+  __shared__ alignas(16) unsigned char bytes[most * (short_row + 1) * sizeof(T)];
+  T* s = reinterpret_cast<T*>(bytes);
+  const int w = static_cast<int>(rows.size), stride = w | 1;
+  const std::int64_t row0 = blockIdx.x * std::int64_t{most};
+  const int count = static_cast<int>(rows.count - row0 < most ? rows.count - row0 : most);
+  const int elements = count * w;
+  const T* from = x + row0 * w;
+  // Element e of the block goes to row e / w, place e % w; e steps by `threads`.
+  const int row_step = threads / w, place_step = threads % w;
+  int row = threadIdx.x / w, place = threadIdx.x % w;
+  for (int first = threadIdx.x; first < elements; first += in_flight * threads) {
+    T v[in_flight];
+#pragma unroll
+    for (int j = 0; j < in_flight; ++j)
+      if (first + j * threads < elements) v[j] = from[first + j * threads];
+#pragma unroll
+    for (int j = 0; j < in_flight; ++j) {
+      if (first + j * threads < elements) s[row * stride + place] = v[j];
+      row += row_step;
+      place += place_step;
+      if (place >= w) place -= w, ++row;
+    }
+  }
+  __syncthreads();
+  if (static_cast<int>(threadIdx.x) < count) {
+    const std::int64_t begin = (row0 + threadIdx.x) * w;
+    auto acc = r.identity();
+    for (int k = 0; k < w; ++k) acc = r.combine(acc, r.load(s[threadIdx.x * stride + k], begin + k));
+    out[row0 + threadIdx.x] = r.finish(acc);
+  }
+}
 
 }  // namespace detail
 }  // namespace prism

@@ -37,7 +37,7 @@ print(f"starts (i, j): {starts}; b's 4 is output {place}, thread {place // 3}'s"
 
 # 4. Two arrays of 2^27: a binary search over 2^27 positions takes up to 28 steps.
 steps = (2**27).bit_length()
-print(f"search steps in global memory per output: rank {steps}, merge path {steps / 8}, tiles {steps / 2048:.3f}")
+print(f"search steps in global memory per output: rank {steps}, merge path {steps / 8}, tiles {steps / 3840:.4f}")
 
 
 # 5. Sorted queries merged with the array: the lower bound puts the query first on ties, the
