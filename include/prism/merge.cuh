@@ -85,26 +85,10 @@ struct key_order {
   __host__ __device__ bool operator()(B x, B y) const { return ordinal(x) < ordinal(y); }
 };
 
-// ---- the tile: nt threads x vt elements -------------------------------------------------------------
+// ---- the tile: block_size threads x merge_items elements (<prism/primitives/merge_path.cuh>) -----
 
-// Outputs each thread merges: 15 elements of up to 4 bytes, about 60 bytes of wider ones, and
-// always an odd count. Thread t's outputs go back to shared memory at t * vt + k: with vt even
-// (8), the 32 lanes of a warp would share 4 of the 32 banks and every store would take 8 passes;
-// with vt odd, t * vt covers every bank once (moderngpu's rule; docs/benchmarks/merge.md,
-// lesson_tile_staged against the even tile of 2026-12-03). 15 independent steps per thread also
-// cover the shared memory latency of the sequential merge.
-template <class T>
-inline constexpr unsigned merge_vt = sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 7 : sizeof(T) <= 16 ? 3 : 1;
-template <class T>
-inline constexpr unsigned merge_tile_size = block_size * merge_vt<T>;
 // The widest element raw takes: a tile of one element per thread of 64 bytes is 16 KiB.
 inline constexpr std::size_t raw_merge_widest = 64;
-
-template <class T, std::size_t N>
-struct shared_elements {
-  alignas(16) unsigned char bytes[N * sizeof(T)];
-  __device__ T* data() { return reinterpret_cast<T*>(bytes); }
-};
 
 // Where tile t's outputs start in a: merge path at the diagonal t * tile, for every t <= tiles.
 template <class T, class Comp>
@@ -112,7 +96,7 @@ __global__ void merge_partition_kernel(const T* a, std::size_t a_n, const T* b, 
                                        std::size_t* partitions, Comp comp) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t > tiles) return;
-  const std::size_t diagonal = cuda::std::min(t * merge_tile_size<T>, a_n + b_n);
+  const std::size_t diagonal = cuda::std::min(t * merge_tile<T>, a_n + b_n);
   partitions[t] = merge_path(a, a_n, b, b_n, diagonal, comp);
 }
 
@@ -127,7 +111,7 @@ struct tile_ranges {
 template <class T>
 __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
                                  T* s) {
-  constexpr unsigned tile = merge_tile_size<T>;
+  constexpr unsigned tile = merge_tile<T>;
   const std::size_t t = blockIdx.x;
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
@@ -135,7 +119,7 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
   // All vt loads of a thread are issued before the first store to shared memory: a loop that
   // stored each element as it arrived would wait out a global memory latency per element, and
   // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
-  constexpr unsigned vt = merge_vt<T>;
+  constexpr unsigned vt = merge_items<T>;
   const unsigned count = r.an + r.bn;
   T x[vt];
 #pragma unroll
@@ -163,7 +147,7 @@ template <class T, class V, class Comp>
 __global__ void __launch_bounds__(block_size)
     merge_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions, T* out,
                       const V* values_a, const V* values_b, V* values_out, Comp comp) {
-  constexpr unsigned vt = merge_vt<T>, tile = merge_tile_size<T>;
+  constexpr unsigned vt = merge_items<T>, tile = merge_tile<T>;
   constexpr bool with_values = !std::is_same_v<V, no_values>;
   __shared__ shared_elements<T, tile> keys;
   __shared__ unsigned source[with_values ? tile : 1];
@@ -231,7 +215,7 @@ void raw_merge(const char* algorithm, const execution_policy& policy, const T* a
                                 "bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::cub or thrust");
   } else {
     const std::size_t n = a_n + b_n;
-    const std::size_t tiles = (n + merge_tile_size<T> - 1) / merge_tile_size<T>;
+    const std::size_t tiles = (n + merge_tile<T> - 1) / merge_tile<T>;
     if (tiles > 0x7FFFFFFFu) {
       throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
                                   " elements are more than the raw merge's grid can cover");
@@ -306,7 +290,7 @@ __device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned h
 // tile (the block's run_start_a / run_start_b, found once in global memory).
 template <class T, class Comp>
 struct set_thread {
-  T elements[merge_vt<T>];
+  T elements[merge_items<T>];
   unsigned kept = 0;  // bit k: elements[k] is kept
   unsigned count = 0;
 };
@@ -315,7 +299,7 @@ template <class T, class Comp>
 __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
                                          const tile_ranges& r, const T* s, std::size_t run_start_a,
                                          std::size_t run_start_b, Comp comp) {
-  constexpr unsigned vt = merge_vt<T>;
+  constexpr unsigned vt = merge_items<T>;
   const unsigned count = r.an + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
   unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
@@ -387,7 +371,7 @@ template <bool Write, class T, class Comp>
 __global__ void __launch_bounds__(block_size)
     set_tile_kernel(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
                     const std::size_t* partitions, std::size_t* counts, T* out, Comp comp) {
-  constexpr unsigned vt = merge_vt<T>, tile = merge_tile_size<T>;
+  constexpr unsigned vt = merge_items<T>, tile = merge_tile<T>;
   __shared__ shared_elements<T, tile> keys;
   __shared__ std::size_t run_starts[2];
   T* s = keys.data();
@@ -461,7 +445,7 @@ std::optional<std::size_t> raw_set_operation(const char* algorithm, const execut
                                 "to 64 bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::thrust");
   } else {
     const std::size_t n = a_n + b_n;
-    const std::size_t tiles = (n + merge_tile_size<T> - 1) / merge_tile_size<T>;
+    const std::size_t tiles = (n + merge_tile<T> - 1) / merge_tile<T>;
     if (tiles > 0x7FFFFFFFu) {
       throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
                                   " elements are more than the raw set operations' grid can cover");

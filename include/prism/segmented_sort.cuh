@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(block_size)
     segment_sort_kernel(IO io, typename IO::element* run0, typename IO::element* run1, bounds seg, Comp comp) {
   using T = typename IO::element;
   constexpr unsigned V = merge_items<T>, tile = merge_tile<T>;
-  __shared__ merge_shared<T, 2 * tile> buffers;
+  __shared__ shared_elements<T, 2 * tile> buffers;
   T* const shared0 = buffers.data();
   T* const shared1 = shared0 + tile;
   for (std::int64_t s = blockIdx.x; s < seg.segments; s += gridDim.x) {

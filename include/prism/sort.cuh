@@ -24,15 +24,15 @@
 //           copies x to out first (Thrust sorts in place).
 //   cub     cub::DeviceMergeSort::StableSortKeysCopy (out of place) or StableSortKeys (in place),
 //           temporary storage from prism's scratch.
-//   raw     a block sort, then merges: each block of 256 threads loads a tile (256 x 8 elements of
-//           up to 8 bytes, fewer of larger ones) into shared memory, each thread sorts its own 8
-//           (insertion sort), and the tile is merged in shared memory, width 8, 16, ... up to the
-//           tile. Then one launch per doubling of the sorted runs' width merges pairs of runs in
-//           global memory, ping-ponging between the output and a buffer in scratch. In every merge
-//           each thread writes 8 consecutive outputs: it finds where they start in the two runs by
-//           a binary search along its diagonal of the merge matrix ("merge path", Green, McColl and
-//           Bader 2012; moderngpu's vocabulary), then merges them sequentially, taking the left run's
-//           element when two compare equal (stable). log2(n / tile) global passes of 2n elements
+//   raw     a block sort, then merges: each block of 256 threads loads a tile (256 x 15 elements of
+//           up to 4 bytes, 7 of 8, fewer of larger ones: merge_items) into shared memory, each
+//           thread sorts its own 15 (insertion sort), and the tile is merged in shared memory, width
+//           15, 30, ... up to the tile. Then one launch per doubling of the sorted runs' width
+//           merges pairs of runs in global memory, ping-ponging between the output and a buffer in
+//           scratch. In every merge each thread writes 15 consecutive outputs: it finds where they
+//           start in the two runs by a binary search along its diagonal of the merge matrix ("merge
+//           path", Green, McColl and Bader 2012; moderngpu's vocabulary), then merges them
+//           sequentially, taking the left run's element when two compare equal (stable). log2(n / tile) global passes of 2n elements
 //           each. Elements of up to 64 bytes (the tile's two buffers fit in 32 KiB of shared memory).
 // Sizes: 64-bit everywhere (the cub and thrust implementations dispatch on 64-bit offsets).
 // Scratch: thrust and cub take about n elements (their ping-pong buffer); raw n elements when the
@@ -62,13 +62,6 @@ namespace prism {
 namespace detail {
 
 // ---- raw: block sort, then merge-path merges ---------------------------------------------------------
-
-// Elements each thread sorts and writes per merge: 8 of up to 8 bytes, fewer of larger ones, so the
-// tile's two buffers stay at 32 KiB of shared memory.
-template <class T>
-inline constexpr unsigned merge_items = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
-template <class T>
-inline constexpr unsigned merge_tile = block_size * merge_items<T>;
 
 // Outputs [first, first + items) of merging each pair of sorted runs of `width` in src[0, n),
 // handed to store(k, element) for output k (dst[k] = element, or the segmented sort's split of a
@@ -103,12 +96,6 @@ __device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t w
                               unsigned items, Comp comp) {
   merge_outputs_to(src, store_to<T>{dst}, n, width, first, items, comp);
 }
-
-template <class T, std::size_t N>
-struct merge_shared {
-  alignas(16) unsigned char bytes[N * sizeof(T)];
-  __device__ T* data() { return reinterpret_cast<T*>(bytes); }
-};
 
 // One block sorts m <= merge_tile<T> elements, load(i) for i < m, stably, and hands them to
 // store(i, element) in order; the two buffers are merge_tile<T> elements of shared memory each.
@@ -158,7 +145,7 @@ struct load_from {
 template <class T, class Comp>
 __global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* out, std::size_t n, Comp comp) {
   constexpr unsigned tile = merge_tile<T>;
-  __shared__ merge_shared<T, 2 * tile> buffers;
+  __shared__ shared_elements<T, 2 * tile> buffers;
   const std::size_t base = std::size_t{blockIdx.x} * tile;
   const unsigned m = static_cast<unsigned>(n - base < tile ? n - base : tile);
   block_sort_tile<T>(m, load_from<T>{in + base}, store_to<T>{out + base}, comp, buffers.data(), buffers.data() + tile);

@@ -7,11 +7,30 @@
 // finds the crossing. Every thread (or tile) of a merge finds its own start this way, so all of
 // them write exactly as many outputs and none waits for another: the merge sort of <prism/sort.cuh>
 // and the merges and set operations of <prism/merge.cuh> share it.
+#include <prism/primitives/launch.cuh>
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
 namespace prism::detail {
+
+// Elements each thread of a block_size tile merges (or sorts): 15 of up to 4 bytes, 7 of 8, 3 of
+// 16, 1 wider, so a tile stays within 16 KiB of shared memory. Always an odd count: thread t's
+// outputs go to shared memory at t * items + k, and with an even count (8) a warp's 32 stores
+// would fall in 4 of the 32 banks, 8 passes each; t * 15 covers every bank once (moderngpu's
+// rule; docs/benchmarks/merge.md, lesson_tile_staged).
+template <class T>
+inline constexpr unsigned merge_items = sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 7 : sizeof(T) <= 16 ? 3 : 1;
+template <class T>
+inline constexpr unsigned merge_tile = block_size * merge_items<T>;
+
+// N elements of T in shared memory, as bytes: T needs no default constructor.
+template <class T, std::size_t N>
+struct shared_elements {
+  alignas(16) unsigned char bytes[N * sizeof(T)];
+  __device__ T* data() { return reinterpret_cast<T*>(bytes); }
+};
 
 // How many of a[0, a_n) are among the first `diagonal` outputs of merge(a, b), where a's element
 // goes first when a and b compare equal (stable). A binary search along the diagonal.
