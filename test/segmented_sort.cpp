@@ -81,10 +81,8 @@ std::vector<std::int64_t> offsets_of(const std::vector<std::size_t>& sizes, std:
 std::vector<shape> shapes(std::uint64_t seed) {
   std::vector<std::size_t> tiny(3001), mixed;
   for (std::size_t i = 0; i < tiny.size(); ++i) tiny[i] = mix(seed + i) % 5;  // 0 to 4: many empty
-  // Around raw's tiles (256 x 15 keys of 4 bytes, 256 x 7 of 8 bytes or of a 4-byte key with its
-  // value, 256 x 3 of 16 bytes) and longer: several merge passes.
-  for (std::size_t s : {0, 1, 2, 3, 31, 767, 768, 769, 1791, 1792, 1793, 3839, 3840, 3841, 0, 4097, 9000, 0, 5,
-                        20000})
+  // Around raw's tiles (2048 keys, 1024 keys with values) and longer: several merge passes.
+  for (std::size_t s : {0, 1, 2, 3, 31, 1023, 1024, 1025, 2047, 2048, 2049, 0, 4097, 9000, 0, 5, 20000})
     mixed.push_back(s);
   std::vector<shape> all;
   all.push_back({"one segment of nothing", offsets_of({0})});

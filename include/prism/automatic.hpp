@@ -51,13 +51,13 @@ inline constexpr std::size_t scan_cub_from_bytes[][2] = {
     {std::size_t{64} << 20, std::size_t{4} << 20},  // scan_by_key: cub from 64 MiB | cub from 4 MiB
     {SIZE_MAX, std::size_t{32} << 20},  // compact: raw at every size | cub from 32 MiB
     {SIZE_MAX, SIZE_MAX},  // partition: raw at every size | raw at every size
-    {std::size_t{64} << 20, std::size_t{32} << 20},  // unique: cub from 64 MiB | cub from 32 MiB
+    {std::size_t{16} << 20, std::size_t{32} << 20},  // unique: cub from 16 MiB | cub from 32 MiB
     {std::size_t{4} << 20, std::size_t{4} << 20},  // run_length_encode: cub from 4 MiB | cub from 4 MiB
     {SIZE_MAX, std::size_t{32} << 20},  // unique_by_key: raw at every size | cub from 32 MiB
     {std::size_t{16} << 20, std::size_t{16} << 20},  // reduce_by_key: cub from 16 MiB | cub from 16 MiB
 };
 // scan, run_length_encode of floating-point values (CUB's reduce-by-key carrying each run's first
-// value): from how many bytes moved cub runs: cub from 4 MiB.
-inline constexpr std::size_t run_length_encode_floating_cub_from_bytes = std::size_t{4} << 20;
+// value): from how many bytes moved cub runs: raw at every size.
+inline constexpr std::size_t run_length_encode_floating_cub_from_bytes = SIZE_MAX;
 
 }  // namespace prism

@@ -565,7 +565,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
     segs.visit([&](auto segments) { reduce_by_scan(p, x, n, o, segments, r); });
   };
   dispatch<Reduction>(
-      {algorithm, view.fixed ? segmented_rows_family : segmented_family, policy,
+      {algorithm, segmented_family, policy,
        {array_ref::input(values, "the values"), segs.offsets_ref(), array_ref::output_apart(out, "the output")},
        out.size(), values.size_bytes() + view.offsets.size_bytes() + out.size_bytes()},
       implementations{

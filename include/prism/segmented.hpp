@@ -77,17 +77,14 @@
 
 namespace prism {
 
-// The family's registry and its `automatic` tables (device memory; host memory runs cpu), from the
-// rows of docs/benchmarks/segmented.md at 2^28 (H200): raw for segments given by offsets, whose
-// tiles read 2-3x faster than CUB's DeviceSegmentedReduce on short segments and 150x on one segment
-// of everything; cub for the reductions of rows of a fixed size, where CUB's small-segment
-// policies lead on the sums (1.04-1.14x raw's thread per row on 32-element rows); raw for every
-// scan, 1.7x to 320x DeviceSegmentedScan.
+// The family's registry and its `automatic` table (device memory; host memory runs cpu), from the
+// rows of docs/benchmarks/segmented.md at 2^10 and 2^28 (H200): raw everywhere. Its tiles read
+// 2-3x faster than CUB's DeviceSegmentedReduce on short segments given by offsets and 120-190x on
+// one segment of everything; its rows of up to 32 elements, staged through shared memory, 2-4.6x
+// faster on 32-element rows (and ahead at 2^10); its scans 1.7x to 320x DeviceSegmentedScan.
 inline constexpr impl segmented_implementations[] = {impl::cpu, impl::thrust, impl::raw_naive, impl::raw, impl::cub};
 inline constexpr automatic_row segmented_automatic[] = {{0, impl::raw}};
-inline constexpr automatic_row segmented_rows_automatic[] = {{0, impl::cub}};
 inline constexpr family segmented_family{segmented_implementations, segmented_automatic};
-inline constexpr family segmented_rows_family{segmented_implementations, segmented_rows_automatic};
 
 // Segments of one fixed size: the rows of a row-major matrix of `size` columns.
 struct fixed_segments {

@@ -269,7 +269,7 @@ template <class IO, class Comp>
 __global__ void __launch_bounds__(block_size)
     segment_sort_kernel(IO io, typename IO::element* run0, typename IO::element* run1, bounds seg, Comp comp) {
   using T = typename IO::element;
-  constexpr unsigned V = merge_items<T>, tile = merge_tile<T>;
+  constexpr unsigned V = sort_items<T>, tile = sort_tile<T>;
   __shared__ shared_elements<T, 2 * tile> buffers;
   T* const shared0 = buffers.data();
   T* const shared1 = shared0 + tile;
@@ -311,7 +311,7 @@ void raw_segmented_sort(const char* algorithm, const execution_policy& policy, c
   using T = typename IO::element;
   if (seg.segments <= 0) return;
   // Runs in scratch only where a segment may be longer than a tile: offsets' segments may all be.
-  const bool long_segments = seg.width != 0 || seg.fixed_size > static_cast<std::int64_t>(merge_tile<T>);
+  const bool long_segments = seg.width != 0 || seg.fixed_size > static_cast<std::int64_t>(sort_tile<T>);
   const std::size_t run_bytes = long_segments ? round256(static_cast<std::size_t>(seg.n) * sizeof(T)) : 0;
   const scratch lease = acquire_scratch(2 * run_bytes + 256, with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());

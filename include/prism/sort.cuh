@@ -24,15 +24,15 @@
 //           copies x to out first (Thrust sorts in place).
 //   cub     cub::DeviceMergeSort::StableSortKeysCopy (out of place) or StableSortKeys (in place),
 //           temporary storage from prism's scratch.
-//   raw     a block sort, then merges: each block of 256 threads loads a tile (256 x 15 elements of
-//           up to 4 bytes, 7 of 8, fewer of larger ones: merge_items) into shared memory, each
-//           thread sorts its own 15 (insertion sort), and the tile is merged in shared memory, width
-//           15, 30, ... up to the tile. Then one launch per doubling of the sorted runs' width
-//           merges pairs of runs in global memory, ping-ponging between the output and a buffer in
-//           scratch. In every merge each thread writes 15 consecutive outputs: it finds where they
-//           start in the two runs by a binary search along its diagonal of the merge matrix ("merge
-//           path", Green, McColl and Bader 2012; moderngpu's vocabulary), then merges them
-//           sequentially, taking the left run's element when two compare equal (stable). log2(n / tile) global passes of 2n elements
+//   raw     a block sort, then merges: each block of 256 threads loads a tile (256 x 8 elements of
+//           up to 8 bytes, fewer of larger ones) into shared memory, each thread sorts its own 8
+//           (insertion sort), and the tile is merged in shared memory, width 8, 16, ... up to the
+//           tile. Then one launch per doubling of the sorted runs' width merges pairs of runs in
+//           global memory, ping-ponging between the output and a buffer in scratch. In every merge
+//           each thread writes 8 consecutive outputs: it finds where they start in the two runs by
+//           a binary search along its diagonal of the merge matrix ("merge path", Green, McColl and
+//           Bader 2012; moderngpu's vocabulary), then merges them sequentially, taking the left run's
+//           element when two compare equal (stable). log2(n / tile) global passes of 2n elements
 //           each. Elements of up to 64 bytes (the tile's two buffers fit in 32 KiB of shared memory).
 // Sizes: 64-bit everywhere (the cub and thrust implementations dispatch on 64-bit offsets).
 // Scratch: thrust and cub take about n elements (their ping-pong buffer); raw n elements when the
@@ -62,6 +62,16 @@ namespace prism {
 namespace detail {
 
 // ---- raw: block sort, then merge-path merges ---------------------------------------------------------
+
+// Elements each thread of a block sort sorts (by insertion) and then merges: 8 of up to 8 bytes,
+// fewer of larger ones, so that the tile's two buffers stay within 32 KiB of shared memory. Not
+// merge_items' odd 15: a thread's insertion sort costs the square of its count, and segments of
+// 128 keys, one tile each, sorted 1.8x slower with 15 (docs/benchmarks/segmented_sort.md, "An odd
+// tile, tried").
+template <class T>
+inline constexpr unsigned sort_items = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
+template <class T>
+inline constexpr unsigned sort_tile = block_size * sort_items<T>;
 
 // Outputs [first, first + items) of merging each pair of sorted runs of `width` in src[0, n),
 // handed to store(k, element) for output k (dst[k] = element, or the segmented sort's split of a
@@ -97,13 +107,13 @@ __device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t w
   merge_outputs_to(src, store_to<T>{dst}, n, width, first, items, comp);
 }
 
-// One block sorts m <= merge_tile<T> elements, load(i) for i < m, stably, and hands them to
-// store(i, element) in order; the two buffers are merge_tile<T> elements of shared memory each.
+// One block sorts m <= sort_tile<T> elements, load(i) for i < m, stably, and hands them to
+// store(i, element) in order; the two buffers are sort_tile<T> elements of shared memory each.
 // Every element is loaded before any is stored, so store may write where load reads. Every thread
 // of the block calls it (it synchronizes the block).
 template <class T, class Load, class Store, class Comp>
 __device__ void block_sort_tile(unsigned m, Load load, Store store, Comp comp, T* buffer0, T* buffer1) {
-  constexpr unsigned V = merge_items<T>;
+  constexpr unsigned V = sort_items<T>;
   T* shared[2] = {buffer0, buffer1};
   for (unsigned i = threadIdx.x; i < m; i += block_size) shared[0][i] = load(i);
   __syncthreads();
@@ -144,7 +154,7 @@ struct load_from {
 // before it writes it).
 template <class T, class Comp>
 __global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* out, std::size_t n, Comp comp) {
-  constexpr unsigned tile = merge_tile<T>;
+  constexpr unsigned tile = sort_tile<T>;
   __shared__ shared_elements<T, 2 * tile> buffers;
   const std::size_t base = std::size_t{blockIdx.x} * tile;
   const unsigned m = static_cast<unsigned>(n - base < tile ? n - base : tile);
@@ -155,7 +165,7 @@ __global__ void __launch_bounds__(block_size) block_sort_kernel(const T* in, T* 
 template <class T, class Comp>
 __global__ void __launch_bounds__(block_size)
     merge_pass_kernel(const T* src, T* dst, std::size_t n, std::size_t width, Comp comp) {
-  constexpr unsigned V = merge_items<T>;
+  constexpr unsigned V = sort_items<T>;
   const std::size_t first = (std::size_t{blockIdx.x} * block_size + threadIdx.x) * V;
   merge_outputs(src, dst, n, width, first, V, comp);
 }
@@ -167,11 +177,11 @@ void raw_merge_sort(const char* algorithm, const execution_policy& policy, const
     throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw merge sort takes elements of up to 64 "
                                 "bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::cub or thrust");
   } else {
-    constexpr std::size_t tile = merge_tile<T>;
+    constexpr std::size_t tile = sort_tile<T>;
     unsigned passes = 0;
     for (std::size_t width = tile; width < n; width *= 2) ++passes;
     const std::size_t tiles = (n + tile - 1) / tile;
-    const std::size_t threads_per_pass = (n + merge_items<T> - 1) / merge_items<T>;
+    const std::size_t threads_per_pass = (n + sort_items<T> - 1) / sort_items<T>;
     if (tiles > 0x7FFFFFFFu || blocks_for(threads_per_pass) > 0x7FFFFFFFu) {
       throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
                                   " elements are more than the raw merge sort's grid can cover");

@@ -15,11 +15,11 @@
 
 namespace prism::detail {
 
-// Elements each thread of a block_size tile merges (or sorts): 15 of up to 4 bytes, 7 of 8, 3 of
-// 16, 1 wider, so a tile stays within 16 KiB of shared memory. Always an odd count: thread t's
-// outputs go to shared memory at t * items + k, and with an even count (8) a warp's 32 stores
-// would fall in 4 of the 32 banks, 8 passes each; t * 15 covers every bank once (moderngpu's
-// rule; docs/benchmarks/merge.md, lesson_tile_staged).
+// Elements each thread of a block_size tile of <prism/merge.cuh> merges: 15 of up to 4 bytes, 7
+// of 8, 3 of 16, 1 wider, so a tile stays within 16 KiB of shared memory. Always an odd count:
+// thread t's outputs go to shared memory at t * items + k, and with an even count (8) a warp's 32
+// stores would fall in 4 of the 32 banks, 8 passes each; t * 15 covers every bank once
+// (moderngpu's rule; docs/benchmarks/merge.md, "The odd tile").
 template <class T>
 inline constexpr unsigned merge_items = sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 7 : sizeof(T) <= 16 ? 3 : 1;
 template <class T>
