@@ -81,8 +81,10 @@ std::vector<std::int64_t> offsets_of(const std::vector<std::size_t>& sizes, std:
 std::vector<shape> shapes(std::uint64_t seed) {
   std::vector<std::size_t> tiny(3001), mixed;
   for (std::size_t i = 0; i < tiny.size(); ++i) tiny[i] = mix(seed + i) % 5;  // 0 to 4: many empty
-  // Around raw's tiles (2048 keys, 1024 keys with values) and longer: several merge passes.
-  for (std::size_t s : {0, 1, 2, 3, 31, 1023, 1024, 1025, 2047, 2048, 2049, 0, 4097, 9000, 0, 5, 20000})
+  // Around raw's tiles (a short segment's: 2048 keys, 1024 keys with values; a long segment's:
+  // 3840 4-byte elements, 1792 of 8 bytes, 768 of 16) and longer: several merge passes.
+  for (std::size_t s : {0, 1, 2, 3, 31, 767, 768, 769, 1023, 1024, 1025, 1791, 1792, 1793, 2047, 2048, 2049, 0,
+                        3839, 3840, 3841, 4097, 7681, 9000, 0, 5, 20000})
     mixed.push_back(s);
   std::vector<shape> all;
   all.push_back({"one segment of nothing", offsets_of({0})});
@@ -231,14 +233,14 @@ TEST_P(SegmentedSort, OffsetTypesValueSizesInPlace) {
   });
 }
 
-// The rows of a matrix: fixed_segments, sizes on either side of raw's tile.
+// The rows of a matrix: fixed_segments, sizes on either side of raw's tiles.
 TEST_P(SegmentedSort, FixedSizeRows) {
   const impl which = GetParam();
   if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
   const std::uint64_t seed = fresh_seed();
   for_each_type(types<float, double, std::int32_t, std::uint64_t>{}, [&]<class T>() {
     for (std::size_t cols : {std::size_t{1}, std::size_t{7}, std::size_t{128}, std::size_t{1024}, std::size_t{2048},
-                             std::size_t{2049}, std::size_t{1} << 16}) {
+                             std::size_t{2049}, std::size_t{3840}, std::size_t{3841}, std::size_t{1} << 16}) {
       const std::size_t rows = std::max<std::size_t>(1, large(300000) / cols);
       const std::size_t n = rows * cols;
       SCOPED_TRACE(::testing::Message() << type_name<T>() << ", " << rows << " rows of " << cols << ", seed " << seed);

@@ -261,18 +261,21 @@ struct segment_io {
   }
 };
 
-// Segment after segment (blockIdx.x, then a grid's stride on): up to a tile sorted in shared
-// memory and stored; longer, its tiles sorted into runs[0], then merged by this block, runs of
-// width doubling each pass between runs[0] and runs[1], the last pass storing the output.
-// __syncthreads() makes one pass's global writes visible to the block's next pass.
+// Segment after segment (blockIdx.x, then a grid's stride on): up to a tile (sort_items per
+// thread) sorted in shared memory and stored; longer, its tiles of merge_items per thread (odd:
+// the block sort's merges in shared memory meet no bank conflict) sorted into runs[0], then merged
+// by this block, runs of width doubling each pass between runs[0] and runs[1], the last pass
+// storing the output. __syncthreads() makes one pass's global writes visible to the block's next
+// pass.
 template <class IO, class Comp>
 __global__ void __launch_bounds__(block_size)
     segment_sort_kernel(IO io, typename IO::element* run0, typename IO::element* run1, bounds seg, Comp comp) {
   using T = typename IO::element;
-  constexpr unsigned V = sort_items<T>, tile = sort_tile<T>;
-  __shared__ shared_elements<T, 2 * tile> buffers;
+  constexpr unsigned tile = sort_tile<T>, V = merge_items<T>, long_tile = merge_tile<T>;
+  constexpr unsigned buffer = tile > long_tile ? tile : long_tile;
+  __shared__ shared_elements<T, 2 * buffer> buffers;
   T* const shared0 = buffers.data();
-  T* const shared1 = shared0 + tile;
+  T* const shared1 = shared0 + buffer;
   for (std::int64_t s = blockIdx.x; s < seg.segments; s += gridDim.x) {
     const std::size_t begin = static_cast<std::size_t>(seg.begin(s));
     const std::size_t m = static_cast<std::size_t>(seg.end(s)) - begin;
@@ -282,14 +285,18 @@ __global__ void __launch_bounds__(block_size)
       block_sort_tile<T>(static_cast<unsigned>(m), load(begin), store, comp, shared0, shared1);
       continue;
     }
+    if (m <= long_tile) {
+      block_sort_tile<T, V>(static_cast<unsigned>(m), load(begin), store, comp, shared0, shared1);
+      continue;
+    }
     T* runs[2] = {run0 + begin, run1 + begin};
-    for (std::size_t t = 0; t < m; t += tile) {
+    for (std::size_t t = 0; t < m; t += long_tile) {
       T* to = runs[0] + t;
-      block_sort_tile<T>(static_cast<unsigned>(m - t < tile ? m - t : tile), load(begin + t),
-                         [to](std::size_t i, const T& x) { to[i] = x; }, comp, shared0, shared1);
+      block_sort_tile<T, V>(static_cast<unsigned>(m - t < long_tile ? m - t : long_tile), load(begin + t),
+                            [to](std::size_t i, const T& x) { to[i] = x; }, comp, shared0, shared1);
     }
     int from = 0;
-    for (std::size_t width = tile; width < m; width *= 2) {
+    for (std::size_t width = long_tile; width < m; width *= 2) {
       const bool last = 2 * width >= m;
       for (std::size_t first = threadIdx.x * V; first < m; first += std::size_t{block_size} * V) {
         if (last) {
@@ -310,8 +317,9 @@ void raw_segmented_sort(const char* algorithm, const execution_policy& policy, c
   using IO = segment_io<B, V>;
   using T = typename IO::element;
   if (seg.segments <= 0) return;
-  // Runs in scratch only where a segment may be longer than a tile: offsets' segments may all be.
-  const bool long_segments = seg.width != 0 || seg.fixed_size > static_cast<std::int64_t>(sort_tile<T>);
+  // Runs in scratch only where a segment may be longer than both tiles: offsets' segments may all be.
+  const bool long_segments =
+      seg.width != 0 || seg.fixed_size > static_cast<std::int64_t>(std::max(sort_tile<T>, merge_tile<T>));
   const std::size_t run_bytes = long_segments ? round256(static_cast<std::size_t>(seg.n) * sizeof(T)) : 0;
   const scratch lease = acquire_scratch(2 * run_bytes + 256, with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());

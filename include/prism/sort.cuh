@@ -64,10 +64,11 @@ namespace detail {
 // ---- raw: block sort, then merge-path merges ---------------------------------------------------------
 
 // Elements each thread of a block sort sorts (by insertion) and then merges: 8 of up to 8 bytes,
-// fewer of larger ones, so that the tile's two buffers stay within 32 KiB of shared memory. Not
-// merge_items' odd 15: a thread's insertion sort costs the square of its count, and segments of
-// 128 keys, one tile each, sorted 1.8x slower with 15 (docs/benchmarks/segmented_sort.md, "An odd
-// tile, tried").
+// fewer of larger ones, so that the tile's two buffers stay within 32 KiB of shared memory. A
+// thread's insertion sort costs the square of its count, so a short segment (one tile) sorts 1.8x
+// slower with merge_items' odd 15, while long segments gain from its bank-free merges: the
+// segmented sort takes each where it pays (docs/benchmarks/segmented_sort.md, "The tile by the
+// segment's length").
 template <class T>
 inline constexpr unsigned sort_items = sizeof(T) <= 8 ? 8 : sizeof(T) <= 16 ? 4 : sizeof(T) <= 32 ? 2 : 1;
 template <class T>
@@ -107,13 +108,12 @@ __device__ void merge_outputs(const T* src, T* dst, std::size_t n, std::size_t w
   merge_outputs_to(src, store_to<T>{dst}, n, width, first, items, comp);
 }
 
-// One block sorts m <= sort_tile<T> elements, load(i) for i < m, stably, and hands them to
-// store(i, element) in order; the two buffers are sort_tile<T> elements of shared memory each.
+// One block sorts m <= block_size * V elements, load(i) for i < m, stably, and hands them to
+// store(i, element) in order; the two buffers are block_size * V elements of shared memory each.
 // Every element is loaded before any is stored, so store may write where load reads. Every thread
 // of the block calls it (it synchronizes the block).
-template <class T, class Load, class Store, class Comp>
+template <class T, unsigned V = sort_items<T>, class Load, class Store, class Comp>
 __device__ void block_sort_tile(unsigned m, Load load, Store store, Comp comp, T* buffer0, T* buffer1) {
-  constexpr unsigned V = sort_items<T>;
   T* shared[2] = {buffer0, buffer1};
   for (unsigned i = threadIdx.x; i < m; i += block_size) shared[0][i] = load(i);
   __syncthreads();
