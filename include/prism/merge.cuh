@@ -85,40 +85,6 @@ struct key_order {
   __host__ __device__ bool operator()(B x, B y) const { return ordinal(x) < ordinal(y); }
 };
 
-// What raw's tile holds in shared memory, and how it compares there. By default the elements
-// themselves under the caller's comparator. For key_order, each key's twiddle instead (the radix
-// sort's: an unsigned integer in the keys' order, -0.0 and +0.0 still apart), made once as the key
-// is loaded and undone as it is stored, compared with < and one exception: the twiddles of -0.0 and
-// +0.0, neighbours, are equal. A comparison is then a few instructions instead of two ordinals,
-// which for floats cost the merge 28% against uint32 keys (docs/benchmarks/merge.md, "The odd
-// tile").
-template <class T, class Comp>
-struct tile_order {
-  Comp comp;
-  __device__ T encode(const T& x) const { return x; }
-  __device__ T decode(const T& x) const { return x; }
-  __device__ bool operator()(const T& x, const T& y) const { return comp(x, y); }
-};
-template <class B>
-struct tile_order<B, key_order<B>> {
-  key_order<B> order;
-  static constexpr B sign = B(1) << (sizeof(B) * 8 - 1);
-  __device__ B encode(B x) const {
-    if (order.kind == key_kind::unsigned_integer) return x;
-    if (order.kind == key_kind::signed_integer) return x ^ sign;
-    return (x & sign) ? B(~x) : B(x ^ sign);
-  }
-  __device__ B decode(B t) const {
-    if (order.kind == key_kind::unsigned_integer) return t;
-    if (order.kind == key_kind::signed_integer) return t ^ sign;
-    return (t & sign) ? B(t ^ sign) : B(~t);
-  }
-  // -0.0's twiddle is sign - 1, +0.0's is sign.
-  __device__ bool operator()(B x, B y) const {
-    return x < y && !(order.kind == key_kind::floating_point && x == B(sign - 1) && y == sign);
-  }
-};
-
 // ---- the tile: block_size threads x merge_items elements (<prism/primitives/merge_path.cuh>) -----
 
 // The widest element raw takes: a tile of one element per thread of 64 bytes is 16 KiB.
@@ -142,9 +108,9 @@ struct tile_ranges {
   unsigned an, bn;
 };
 
-template <class T, class Order>
+template <class T>
 __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
-                                 T* s, Order order) {
+                                 T* s) {
   constexpr unsigned tile = merge_tile<T>;
   const std::size_t t = blockIdx.x;
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
@@ -164,7 +130,7 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
     const unsigned i = threadIdx.x + k * block_size;
-    if (i < count) s[i] = order.encode(x[k]);
+    if (i < count) s[i] = x[k];
   }
   return r;
 }
@@ -186,12 +152,11 @@ __global__ void __launch_bounds__(block_size)
   __shared__ shared_elements<T, tile> keys;
   __shared__ unsigned source[with_values ? tile : 1];
   T* s = keys.data();
-  const tile_order<T, Comp> order{comp};
-  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s, order);
+  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
   const unsigned count = r.an + r.bn;
   __syncthreads();
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
-  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, order));
+  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
   unsigned j = r.an + (diagonal - i);  // b's next element, as a position in the tile
   // The sequential merge holds the next a and the next b in registers and reads one element of
   // shared memory per output (the one that replaces the element taken), not two. A finished side's
@@ -202,7 +167,7 @@ __global__ void __launch_bounds__(block_size)
   unsigned from[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const bool take_a = i < r.an && (j >= count || !order(next_b, next_a));
+    const bool take_a = i < r.an && (j >= count || !comp(next_b, next_a));
     merged[k] = take_a ? next_a : next_b;
     from[k] = take_a ? i++ : j++;
     if (take_a) {
@@ -236,7 +201,7 @@ __global__ void __launch_bounds__(block_size)
   for (unsigned k = 0; k < vt; ++k) {
     const unsigned p = threadIdx.x + k * block_size;
     if (p < count) {
-      out[r.first + p] = order.decode(s[p]);
+      out[r.first + p] = s[p];
       if constexpr (with_values) values_out[r.first + p] = v[k];
     }
   }
@@ -307,10 +272,10 @@ __device__ bool equivalent(const T& x, const T& y, Comp comp) {
   return !comp(x, y) && !comp(y, x);
 }
 
-// x[p] as the tile holds it (encoded): from shared memory when the tile holds it.
-template <class T, class Order>
-__device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned held, const T* shared, Order order) {
-  return p - first < held ? shared[p - first] : order.encode(x[p]);
+// x[p], from the tile in shared memory when it holds it.
+template <class T>
+__device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned held, const T* shared) {
+  return p - first < held ? shared[p - first] : x[p];
 }
 
 // Whether the set operation keeps each of one thread's vt merged elements (bit k for its k-th), and
@@ -322,8 +287,7 @@ __device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned h
 //   union: every a, and b where s >= m;   intersection: a where r < n;
 //   difference: a where r >= n;            symmetric difference: a where r >= n, b where s >= m.
 // A run's start (for r and s) is found once per thread: in the tile's shared copy, or before the
-// tile (the block's run_start_a / run_start_b, found once in global memory). Elements are compared
-// as the tile holds them (`order`, tile_order) and returned so.
+// tile (the block's run_start_a / run_start_b, found once in global memory).
 template <class T, class Comp>
 struct set_thread {
   T elements[merge_items<T>];
@@ -334,7 +298,7 @@ struct set_thread {
 template <class T, class Comp>
 __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
                                          const tile_ranges& r, const T* s, std::size_t run_start_a,
-                                         std::size_t run_start_b, tile_order<T, Comp> comp) {
+                                         std::size_t run_start_b, Comp comp) {
   constexpr unsigned vt = merge_items<T>;
   const unsigned count = r.an + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
@@ -371,7 +335,7 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
         keep = true;
       } else {
         const std::size_t rank = r.a0 + i - run_a, probe = r.b0 + j + rank;
-        const bool matched = probe < b_n && equivalent(element_at(b, probe, r.b0, r.bn, sb, comp), x, comp);
+        const bool matched = probe < b_n && equivalent(element_at(b, probe, r.b0, r.bn, sb), x, comp);
         keep = matched == keep_a_matched;
       }
       ++i;
@@ -381,7 +345,7 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
         keep = false;
       } else {
         const std::size_t rank = r.b0 + j - run_b, after = r.a0 + i;  // after: the a's not after x
-        keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s, comp), x, comp));
+        keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s), x, comp));
       }
       ++j;
     }
@@ -411,12 +375,11 @@ __global__ void __launch_bounds__(block_size)
   __shared__ shared_elements<T, tile> keys;
   __shared__ std::size_t run_starts[2];
   T* s = keys.data();
-  const tile_order<T, Comp> order{comp};
-  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s, order);
+  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
   if (threadIdx.x == 0) run_starts[0] = r.an > 0 ? global_run_start(a, r.a0, comp) : r.a0;
   if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? global_run_start(b, r.b0, comp) : r.b0;
   __syncthreads();
-  const set_thread<T, Comp> t = set_merge(op, a, a_n, b, b_n, r, s, run_starts[0], run_starts[1], order);
+  const set_thread<T, Comp> t = set_merge(op, a, a_n, b, b_n, r, s, run_starts[0], run_starts[1], comp);
   unsigned tile_count = 0;
   const maybe<unsigned> before = block_exclusive_scan(t.count, cuda::std::plus<unsigned>{}, tile_count);
   if constexpr (!Write) {
@@ -430,7 +393,7 @@ __global__ void __launch_bounds__(block_size)
       if (t.kept >> k & 1u) s[at++] = t.elements[k];
     __syncthreads();
     const std::size_t offset = counts[blockIdx.x];
-    for (unsigned k = threadIdx.x; k < tile_count; k += block_size) out[offset + k] = order.decode(s[k]);
+    for (unsigned k = threadIdx.x; k < tile_count; k += block_size) out[offset + k] = s[k];
   }
 }
 
