@@ -662,17 +662,6 @@ std::vector<T> held_copy(const sharded<T>& a) {
   return host;
 }
 
-// Every local GPU's copy of a replicated array set to `host` (blocking).
-template <class T>
-void put(prism::replicated<T>& r, const std::vector<T>& host) {
-  for (int g = 0; g < r.comm().local_count(); ++g) {
-    prism::device_guard guard(r.comm().device(g));
-    if (!host.empty())
-      prism::check(cudaMemcpy(r.local(g).data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
-                   "cudaMemcpy");
-  }
-}
-
 template <class K>
 void check_argsort(communicator& comm, std::uint64_t n, std::uint64_t seed) {
   SCOPED_TRACE(std::string(typeid(K).name()) + ", n = " + std::to_string(n));
@@ -726,7 +715,8 @@ TEST_P(Distributed, GpuHistogramMatchesHost) {
     dx.copy_from(x);
     dy.copy_from(y);
     prism::replicated<std::uint32_t> counts(comm(), bins);
-    put(counts, std::vector<std::uint32_t>(bins, 0xDEADBEEFu));
+    counts.copy_from(std::vector<std::uint32_t>(bins, 0xDEADBEEFu));
+    EXPECT_THROW(counts.copy_from(std::vector<std::uint32_t>(bins + 1)), std::invalid_argument);
     prism::histogram(dx, counts, lo, hi);
     for (int g = 0; g < comm().local_count(); ++g) {
       const std::vector<std::uint32_t> got = counts.to_host(g);
@@ -735,10 +725,10 @@ TEST_P(Distributed, GpuHistogramMatchesHost) {
     EXPECT_EQ(prism::histogram(dx, bins, lo, hi), want);
     EXPECT_EQ(prism::histogram(dy, bins, ilo, ihi), want_int);
     prism::replicated<float> dedges(comm(), bins + 1);
-    put(dedges, edges);
+    dedges.copy_from(edges);
     EXPECT_EQ(prism::histogram(dx, dedges), want) << "the same bins as edges";
     prism::replicated<std::uint64_t> wide(comm(), bins);
-    put(wide, std::vector<std::uint64_t>(bins, ~0ull));
+    wide.copy_from(std::vector<std::uint64_t>(bins, ~0ull));
     prism::histogram(dx, dedges, wide);
     EXPECT_EQ(wide.to_host(0), want);
   }
@@ -774,8 +764,8 @@ void check_top_k(communicator& comm, std::uint64_t n, std::uint64_t seed) {
       expect_top_k(x, order, k, got.values, got.indices);
       prism::replicated<T> values(comm, k);
       prism::replicated<std::int64_t> indices(comm, k);
-      put(values, std::vector<T>(k, poison<T>()));
-      put(indices, std::vector<std::int64_t>(k, -1));
+      values.copy_from(std::vector<T>(k, poison<T>()));
+      indices.copy_from(std::vector<std::int64_t>(k, -1));
       prism::top_k(dx, k, values, indices, largest);
       for (int g = 0; g < comm.local_count(); ++g) expect_top_k(x, order, k, values.to_host(g), indices.to_host(g));
     }
@@ -897,12 +887,12 @@ TEST_P(Distributed, GpuSelectionsRefuseMismatchedArrays) {
   if (k > 1) EXPECT_THROW((void)prism::compact(x, other), std::invalid_argument);
   prism::replicated<float> values(comm(), 3);
   prism::replicated<std::int64_t> indices(comm(), 4);
-  put(values, std::vector<float>(3, -1.0f));
-  put(indices, std::vector<std::int64_t>(4, -1));
+  values.copy_from(std::vector<float>(3, -1.0f));
+  indices.copy_from(std::vector<std::int64_t>(4, -1));
   EXPECT_THROW(prism::top_k(x, 3, values, indices), std::invalid_argument);  // indices of 4
   EXPECT_THROW((void)prism::top_k(x, n + 1), std::invalid_argument);
   prism::replicated<std::uint32_t> counts(comm(), 4);
-  put(counts, std::vector<std::uint32_t>(4, 99u));
+  counts.copy_from(std::vector<std::uint32_t>(4, 99u));
   EXPECT_THROW(prism::histogram(x, counts, 1.0f, 1.0f), std::invalid_argument);  // lo == hi
 #if !PRISM_TEST_MPI
   // Outputs of another communicator (the other mode's, where this run has made it).

@@ -86,7 +86,10 @@
 //                 the result is a new sharded array whose shards follow the data (rank r holds
 //                 what its shard kept), not rebalanced.
 // Results of reductions come back returned (the call waits) or into a replicated<R>: one element
-// on every local GPU, written without waiting.
+// on every local GPU, written without waiting. A replicated array that a call reads (histogram's
+// edges) is set by copy_from, which is ordered on the communicator's streams; a plain cudaMemcpy
+// is not (those streams do not wait for the default stream, and a copy from pageable memory may
+// still be in flight when cudaMemcpy returns).
 //
 // Execution policies: the implementation and the memory resource of a policy apply on every
 // shard; the streams are the communicator's (a policy that names a stream is refused where a
@@ -349,6 +352,22 @@ class replicated {
   const communicator& comm() const noexcept { return comm_; }
   span<T> local(int local = 0) noexcept { return copies_[local].view(); }
   span<const T> local(int local = 0) const noexcept { return copies_[local].view(); }
+  // Every local GPU's copy set to `host` (count() elements), as sharded::copy_from does: on the
+  // communicator's stream, after what is queued there, finished when this returns.
+  void copy_from(std::span<const T> host) {
+    if (host.size() != count())
+      throw std::invalid_argument("prism::replicated: the host array has " + std::to_string(host.size()) +
+                                  " elements, every GPU's copy " + std::to_string(count()));
+    device_guard guard;
+    for (int g = 0; g < comm_.local_count() && !host.empty(); ++g) {
+      guard.set(comm_.device(g));
+      check(cudaMemcpyAsync(copies_[g].data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice,
+                            comm_.stream(g)),
+            "cudaMemcpyAsync", "replicated::copy_from");
+      check(cudaStreamSynchronize(comm_.stream(g)), "cudaStreamSynchronize", "replicated::copy_from");
+    }
+  }
+  std::size_t count() const noexcept { return copies_.empty() ? 0 : copies_[0].size(); }
   // Local GPU `local`'s copy, after the communicator's work on it.
   std::vector<T> to_host(int local = 0) const {
     device_guard guard(comm_.device(local));
