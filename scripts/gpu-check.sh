@@ -46,8 +46,9 @@
 # 2^28 (and every call_cost row). PRISM_BENCH_TYPES (see bench/harness.hpp) adds types, e.g. all.
 # PRISM_SANITIZE_ONLY, if set, names the test binaries the sanitize stage runs ("test_scan
 # test_core"); PRISM_SANITIZE_TIMEOUT is each (tool, binary) pair's limit in seconds (540);
-# PRISM_SANITIZE_SHARDS splits each pair's tests over that many processes at once (GoogleTest's
-# sharding; 1), for machines with the cores to spare; PRISM_SANITIZE_TOOLS names the tools
+# PRISM_SANITIZE_SHARDS splits each pair's tests over that many processes (GoogleTest's
+# sharding; 1); PRISM_SANITIZE_JOBS is how many processes run at once (the cores);
+# PRISM_SANITIZE_TOOLS names the tools
 # (all four: "memcheck racecheck synccheck initcheck").
 # PRISM_BENCH_SUITES, if set, names the suites to run ("elementwise reduce"; "peers" is the peers
 # script, "report" the tables, "scale" the scaling runs), so that a long stage can be split over
@@ -169,7 +170,7 @@ stage_sanitize() {
   # errors); for racecheck, a tool for shared-memory hazards inside kernels, the host-thread and
   # stream-churn tests (the same kernels, thousands of times) and, for the element-wise family,
   # every operation but add (one kernel template serves them all).
-  local logs=() pids=() failed=0
+  local logs=() failed=0
   local on_purpose='*Huge*:*CallersPendingError*:*AllocationFailure*:*NoDevice*'
   local repeats='*HostThreads*:*StreamsDestroyed*:*Deterministic*:*SteadyState*'
   # racecheck checks prism's own kernels (raw, raw_naive, the lessons): CUB's and Thrust's (the
@@ -178,6 +179,9 @@ stage_sanitize() {
   # three tools.
   local upstream='*/cub:*/thrust:*/automatic'
   local only=${PRISM_SANITIZE_ONLY:-} limit=${PRISM_SANITIZE_TIMEOUT:-540} shards=${PRISM_SANITIZE_SHARDS:-1}
+  # At most this many processes at once: every pair at once (over a hundred) ran the GPU out of
+  # memory, and each pair's time limit counts from its own start.
+  local at_once=${PRISM_SANITIZE_JOBS:-$(nproc)}
   for binary in "$build"/test/test_*; do
     [ -z "$only" ] || [[ " $only " == *" ${binary##*/} "* ]] || continue
     for tool in ${PRISM_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
@@ -197,16 +201,20 @@ stage_sanitize() {
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
-        PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" \
-          compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 --report-api-errors $api \
-          "$binary" --gtest_filter="$filter" >"$log" 2>&1 &
-        pids+=($!)
+        while [ "$(jobs -rp | wc -l)" -ge "$at_once" ]; do wait -n; done
+        (
+          PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" \
+            compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 --report-api-errors $api \
+            "$binary" --gtest_filter="$filter" >"$log" 2>&1
+          echo $? >"$log.status"
+        ) &
       done
     done
   done
-  for i in "${!pids[@]}"; do
-    wait "${pids[$i]}"
-    status=$?
+  wait
+  for i in "${!logs[@]}"; do
+    status=$(cat "${logs[$i]}.status" 2>/dev/null || echo lost)
+    rm -f "${logs[$i]}.status"
     echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
     grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" |
       grep -v "^\[ *\(OK\|RUN\)\|Host Frame\|Device Frame" | head -20
