@@ -47,8 +47,11 @@
 //   raw     one block per segment. A segment of up to one tile (2048 keys, or 4-byte keys with
 //           4-byte values; 1024 where key and value take 16 bytes) is sorted whole in shared
 //           memory: the merge sort's block sort of <prism/sort.cuh> (each thread's 8 elements by
-//           insertion, then merges in shared memory). A longer one is sorted tile by tile the same
-//           way into scratch, then merged by the same block, doubling the sorted runs each pass
+//           insertion, then merges in shared memory). A longer one takes tiles of 15 elements per
+//           thread (7 of 8 bytes, 3 of 16: an odd count, whose merges in shared memory meet no bank
+//           conflict; docs/benchmarks/segmented_sort.md, "The tile by the segment's length"): sorted
+//           whole if one such tile holds it, else tile by tile into scratch, then merged by the
+//           same block, doubling the sorted runs each pass
 //           (merge path, as the merge sort's global passes), the last pass writing the output.
 //           One long segment therefore runs on one SM (as in CUB's segmented sort, which also
 //           gives each large segment one block): for a single huge segment prism::sort is the
