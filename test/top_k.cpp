@@ -250,6 +250,128 @@ TEST_P(TopK, EdgesAndRefusals) {
   EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](std::int32_t s) { return s == -1; }));
 }
 
+// ---- segments by offsets ---------------------------------------------------------------------------
+
+// Segments of the given sizes (offsets from `first`), k best of each against the reference of each
+// segment alone; the slots past a short segment's end: index -1, value 0. Outputs poisoned first.
+template <class T, class I, class O>
+void check_top_k_segments(impl which, const std::vector<std::size_t>& sizes, std::size_t first, std::size_t k,
+                          bool largest) {
+  const std::uint64_t seed = fresh_seed();
+  std::vector<O> offsets{static_cast<O>(first)};
+  for (std::size_t m : sizes) offsets.push_back(static_cast<O>(offsets.back() + static_cast<O>(m)));
+  const std::size_t n = static_cast<std::size_t>(offsets.back()) + 3;  // 3 elements in no segment
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << " -> int" << sizeof(I) * 8 << " indices, int"
+                                    << sizeof(O) * 8 << " offsets, " << sizes.size() << " segments, k " << k
+                                    << (largest ? ", largest" : ", smallest") << ", seed " << seed);
+  const auto in = ranked_input<T>(n, seed);
+  const std::size_t slots = sizes.size() * k;
+  const memory where = memory_of(which);
+  placed_array<T> x(in, where);
+  placed_array<O> o(offsets, where);
+  placed_array<T> values(std::vector<T>(slots, poison<T>()), where);
+  placed_array<I> indices(std::vector<I>(slots, poison<I>()), where);
+  prism::top_k_segments(prism::par.with(which), x.view(), o.view(), k, values.view(), indices.view(), largest);
+  synchronize_for(which);
+  const auto got_values = values.values();
+  const auto got_indices = indices.values();
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    const auto begin = static_cast<std::size_t>(offsets[s]);
+    const std::vector<T> segment(in.begin() + static_cast<std::ptrdiff_t>(begin),
+                                 in.begin() + static_cast<std::ptrdiff_t>(begin + sizes[s]));
+    const auto want = reference_positions(segment, sizes[s], std::min(k, sizes[s]), largest);
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t t = s * k + j;
+      if (j < want.size()) {
+        ASSERT_EQ(static_cast<std::uint64_t>(got_indices[t]), want[j]) << "segment " << s << ", slot " << j;
+        ASSERT_EQ(element_bits(got_values[t]), element_bits(segment[want[j]])) << "segment " << s << ", slot " << j;
+      } else {
+        ASSERT_EQ(got_indices[t], I(-1)) << "segment " << s << ", padding slot " << j;
+        ASSERT_EQ(element_bits(got_values[t]), element_bits(T{0})) << "segment " << s << ", padding slot " << j;
+      }
+    }
+  }
+  ASSERT_TRUE(same_bits(x.values(), in)) << "the input changed";
+}
+
+TEST_P(TopK, Segments) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  // Empty segments, segments shorter than k, one of the raw segmented sort's tile edges (2048),
+  // long ones (several merge passes).
+  const std::vector<std::size_t> mixed = {0, 1, 5, 0, 7, 2048, 2049, 3, large(20000), 0, 64};
+  for_each_type(element_types{}, [&]<class T>() {
+    for (bool largest : {true, false}) {
+      check_top_k_segments<T, std::int32_t, std::int32_t>(which, mixed, 0, 5, largest);
+      check_top_k_segments<T, std::int64_t, std::int64_t>(which, mixed, 11, 64, largest);
+    }
+  });
+  std::vector<std::size_t> many(3000);
+  for (std::size_t s = 0; s < many.size(); ++s) many[s] = mix(s) % 9;  // 0 to 8: many shorter than k
+  check_top_k_segments<float, std::int32_t, std::int64_t>(which, many, 2, 4, true);
+  check_top_k_segments<double, std::int64_t, std::int32_t>(which, {}, 0, 3, true);  // no segment
+  check_top_k_segments<float, std::int64_t, std::int32_t>(which, {0, 0, 0}, 4, 2, true);
+  check_top_k_segments<float, std::int64_t, std::int32_t>(which, {10, 20}, 0, 0, true);  // k = 0
+}
+
+// fixed_segments: the rows of a matrix, the same answer as top_k_rows.
+TEST_P(TopK, SegmentsOfAFixedSize) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const memory where = memory_of(which);
+  const std::size_t cols = 1000, rows = 7, k = 10;
+  const auto in = ranked_input<float>(rows * cols, fresh_seed());
+  placed_array<float> x(in, where);
+  const std::vector<float> poisoned_values(rows * k, poison<float>());
+  const std::vector<std::int32_t> poisoned_indices(rows * k, poison<std::int32_t>());
+  placed_array<float> v1(poisoned_values, where), v2(poisoned_values, where);
+  placed_array<std::int32_t> i1(poisoned_indices, where), i2(poisoned_indices, where);
+  const auto policy = prism::par.with(which);
+  prism::top_k_segments(policy, x.view(), prism::fixed_segments{cols}, k, v1.view(), i1.view());
+  prism::top_k_rows(policy, x.view(), cols, k, v2.view(), i2.view());
+  synchronize_for(which);
+  EXPECT_TRUE(same_bits(v1.values(), v2.values()));
+  EXPECT_EQ(i1.values(), i2.values());
+}
+
+// Wrong output sizes, a fixed size that does not divide the input, no offsets, overlaps: refused
+// everywhere, nothing written; broken offsets refused by impl::cpu.
+TEST_P(TopK, SegmentsRefused) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  const memory where = memory_of(which);
+  const auto policy = prism::par.with(which);
+  placed_array<float> x(std::vector<float>(64, 1.5f), where);
+  placed_array<std::int64_t> offsets(std::vector<std::int64_t>{0, 10, 64}, where);
+  placed_array<float> values(std::vector<float>(16, -3.0f), where);
+  placed_array<std::int32_t> indices(std::vector<std::int32_t>(16, 7), where);
+  const auto v = values.view();
+  const auto i = indices.view();
+  EXPECT_THROW(prism::top_k_segments(policy, x.view(), offsets.view(), 4, v.subspan(0, 7), i.subspan(0, 8)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::top_k_segments(policy, x.view(), offsets.view(), 4, v.subspan(0, 8), i.subspan(0, 9)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::top_k_segments(policy, x.view(), offsets.view().subspan(0, 0), 4, v.subspan(0, 0),
+                                     i.subspan(0, 0)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::top_k_segments(policy, x.view(), prism::fixed_segments{10}, 1, v.subspan(0, 6),
+                                     i.subspan(0, 6)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::top_k_segments(policy, x.view(), offsets.view(), 4, x.view().subspan(0, 8), i.subspan(0, 8)),
+               std::invalid_argument);
+  if (which == impl::cpu) {
+    placed_array<std::int64_t> broken(std::vector<std::int64_t>{0, 30, 20}, where);
+    EXPECT_THROW(prism::top_k_segments(policy, x.view(), broken.view(), 4, v.subspan(0, 8), i.subspan(0, 8)),
+                 std::invalid_argument);
+    placed_array<std::int64_t> past(std::vector<std::int64_t>{0, 65}, where);
+    EXPECT_THROW(prism::top_k_segments(policy, x.view(), past.view(), 4, v.subspan(0, 4), i.subspan(0, 4)),
+                 std::invalid_argument);
+  }
+  synchronize_for(which);
+  for (float f : values.values()) EXPECT_EQ(f, -3.0f);
+  for (std::int32_t j : indices.values()) EXPECT_EQ(j, 7);
+}
+
 // ---- past 2^32 ------------------------------------------------------------------------------------
 
 // 2^32 + 7 uint32 elements (17 GB): i mod 2^32 with the three largest, 2^32 - 1, repeated near the

@@ -19,4 +19,11 @@ void top_k_entry<Size, IndexSize>::run(const execution_policy& policy, key_kind 
   top_k_spans(policy, kind, x, row_length, k, values, indices, largest);
 }
 
+template <std::size_t Size, std::size_t IndexSize>
+void top_k_entry<Size, IndexSize>::run_segments(const execution_policy& policy, key_kind kind, span<const bits> x,
+                                                segment_list segments, std::size_t k, span<bits> values,
+                                                span<index_bits> indices, bool largest) {
+  top_k_segment_spans(policy, kind, x, segments, k, values, indices, largest);
+}
+
 }  // namespace prism::detail

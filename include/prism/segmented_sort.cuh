@@ -13,6 +13,7 @@
 #include <prism/primitives/radix_order.cuh>
 #include <prism/scratch.hpp>
 #include <prism/segmented_sort.hpp>
+#include <prism/segments.cuh>
 #include <prism/sort.cuh>
 #include <prism/span.hpp>
 
@@ -37,77 +38,8 @@ namespace prism::detail {
 
 namespace segmented_sorting {
 
-// ---- the segments, as every implementation reads them ---------------------------------------------
-
-// Offset s of the S + 1 (the offsets' element, or s * size), clamped into [0, n]; a segment that
-// would end before it starts is empty. So broken offsets on the GPU never reach outside the arrays.
-struct bounds {
-  const void* offsets;
-  unsigned width;  // 4 or 8; 0: fixed size
-  std::int64_t fixed_size;
-  std::int64_t segments;
-  std::int64_t n;
-
-  __host__ __device__ std::int64_t offset(std::int64_t s) const {
-    const std::int64_t o = width == 4   ? std::int64_t{static_cast<const std::int32_t*>(offsets)[s]}
-                           : width == 8 ? static_cast<const std::int64_t*>(offsets)[s]
-                                        : s * fixed_size;
-    return o < 0 ? 0 : (o > n ? n : o);
-  }
-  __host__ __device__ std::int64_t begin(std::int64_t s) const { return offset(s); }
-  __host__ __device__ std::int64_t end(std::int64_t s) const {
-    const std::int64_t b = offset(s), e = offset(s + 1);
-    return e < b ? b : e;
-  }
-  // Which part of the array position p is in, in the order of the parts: 0 before the first
-  // segment, 1 + s in segment s, S + 1 past the last (the number of offsets at or before p).
-  __host__ __device__ std::int64_t part(std::int64_t p) const {
-    if (width == 0) return p / fixed_size + 1;
-    std::int64_t lo = 0, hi = segments + 1;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (offset(mid) <= p) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-  // Whether output position i is in a segment (written).
-  __host__ __device__ bool covers(std::int64_t i) const { return i >= offset(0) && i < offset(segments); }
-};
-
-// The checks every call makes on the host (sizes only: the offsets' values live where the keys
-// do), and the segments' count.
-inline bounds bounds_of(const char* algorithm, segment_list list, std::size_t n) {
-  const auto count = static_cast<std::int64_t>(n);
-  if (list.offset_bytes == 0) {
-    if (list.fixed_size == 0 ? n != 0 : n % list.fixed_size != 0) {
-      throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
-                                  " keys are not a whole number of segments of " + std::to_string(list.fixed_size));
-    }
-    const auto size = static_cast<std::int64_t>(list.fixed_size);
-    return {nullptr, 0, size, size == 0 ? 0 : count / size, count};
-  }
-  if (list.offsets_count == 0) {
-    throw std::invalid_argument(std::string("prism::") + algorithm +
-                                ": the offsets have one element more than there are segments: at least one");
-  }
-  return {list.offsets, list.offset_bytes, 0, static_cast<std::int64_t>(list.offsets_count) - 1, count};
-}
-
-// impl::cpu's check of the offsets themselves (host memory): non-decreasing, within [0, n].
-inline void check_offsets(const char* algorithm, const bounds& seg) {
-  if (seg.width == 0) return;
-  const auto count = static_cast<std::size_t>(seg.segments) + 1;
-  const auto n = static_cast<std::size_t>(seg.n);
-  if (seg.width == 4) {
-    detail::check_offsets(algorithm, span<const std::int32_t>(static_cast<const std::int32_t*>(seg.offsets), count), n);
-  } else {
-    detail::check_offsets(algorithm, span<const std::int64_t>(static_cast<const std::int64_t*>(seg.offsets), count), n);
-  }
-}
+// The segments: <prism/segments.cuh>'s segment_bounds, clamped into the keys.
+using bounds = segment_bounds;
 
 // Keys alone: the values' place holds this.
 struct no_values {};
@@ -422,7 +354,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
   using B = sort_bits<K>;
   constexpr bool pairs = segmented_sorting::carries_values<V>;
   const std::size_t n = keys_in.size();
-  const segmented_sorting::bounds seg = segmented_sorting::bounds_of(algorithm, list, n);
+  const segmented_sorting::bounds seg = segment_bounds_of(algorithm, list, n);
   const bool descending = order == sort_order::descending;
   const B* kin = reinterpret_cast<const B*>(keys_in.data());
   B* kout = reinterpret_cast<B*>(keys_out.data());
@@ -438,7 +370,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
   const auto impls = implementations{
       .cpu =
           [&](const auto& p) {
-            segmented_sorting::check_offsets(algorithm, seg);
+            check_segment_offsets(algorithm, seg);
             on_thrust(p);
           },
       .thrust = on_thrust,

@@ -4,15 +4,22 @@
 // fixed size; clamped into the array, so that broken offsets read nothing outside it) and the
 // reductions over one segment (sum, min, max, argmin, argmax), each a load, an associative
 // combine, an identity and a finish, which every implementation of the family shares; and the
-// kernels that give each segment one thread (raw_naive's, and raw's for short rows).
+// kernels that give each segment one thread (raw_naive's, and raw's for short rows). Also
+// segment_bounds: the segments with the offsets' width told at run time, which the segmented sort
+// and top_k_segments read.
 #include <prism/functors.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/segmented.hpp>
+#include <prism/segmented_sort.hpp>  // segment_list
+#include <prism/span.hpp>
 
 #include <cuda/std/bit>
 #include <cuda/std/limits>
 
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace prism {
@@ -74,6 +81,78 @@ struct fixed_size_segments {
   __host__ __device__ std::int64_t segment_of(std::int64_t i) const { return size == 0 ? count : i / size; }
   __host__ __device__ std::int64_t locate(std::int64_t j, std::int64_t, std::int64_t) const { return segment_of(j); }
 };
+
+// The segments with the offsets' width told at run time, as the segmented sort and top_k_segments
+// read them (one instantiation for both offset types): offset s of the S + 1 (the offsets'
+// element, or s * size), clamped into [0, n]; a segment that would end before it starts is empty.
+// So broken offsets on the GPU never reach outside the arrays.
+struct segment_bounds {
+  const void* offsets;
+  unsigned width;  // 4 or 8; 0: fixed size
+  std::int64_t fixed_size;
+  std::int64_t segments;
+  std::int64_t n;
+
+  __host__ __device__ std::int64_t offset(std::int64_t s) const {
+    const std::int64_t o = width == 4   ? std::int64_t{static_cast<const std::int32_t*>(offsets)[s]}
+                           : width == 8 ? static_cast<const std::int64_t*>(offsets)[s]
+                                        : s * fixed_size;
+    return o < 0 ? 0 : (o > n ? n : o);
+  }
+  __host__ __device__ std::int64_t begin(std::int64_t s) const { return offset(s); }
+  __host__ __device__ std::int64_t end(std::int64_t s) const {
+    const std::int64_t b = offset(s), e = offset(s + 1);
+    return e < b ? b : e;
+  }
+  // Which part of the array position p is in, in the order of the parts: 0 before the first
+  // segment, 1 + s in segment s, S + 1 past the last (the number of offsets at or before p).
+  __host__ __device__ std::int64_t part(std::int64_t p) const {
+    if (width == 0) return p / fixed_size + 1;
+    std::int64_t lo = 0, hi = segments + 1;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (offset(mid) <= p) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+  // Whether output position i is in a segment (written).
+  __host__ __device__ bool covers(std::int64_t i) const { return i >= offset(0) && i < offset(segments); }
+};
+
+// The checks every call makes on the host (sizes only: the offsets' values live where the elements
+// do), and the segments' count.
+inline segment_bounds segment_bounds_of(const char* algorithm, segment_list list, std::size_t n) {
+  const auto count = static_cast<std::int64_t>(n);
+  if (list.offset_bytes == 0) {
+    if (list.fixed_size == 0 ? n != 0 : n % list.fixed_size != 0) {
+      throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
+                                  " elements are not a whole number of segments of " + std::to_string(list.fixed_size));
+    }
+    const auto size = static_cast<std::int64_t>(list.fixed_size);
+    return {nullptr, 0, size, size == 0 ? 0 : count / size, count};
+  }
+  if (list.offsets_count == 0) {
+    throw std::invalid_argument(std::string("prism::") + algorithm +
+                                ": the offsets have one element more than there are segments: at least one");
+  }
+  return {list.offsets, list.offset_bytes, 0, static_cast<std::int64_t>(list.offsets_count) - 1, count};
+}
+
+// impl::cpu's check of the offsets themselves (host memory): non-decreasing, within [0, n].
+inline void check_segment_offsets(const char* algorithm, const segment_bounds& seg) {
+  if (seg.width == 0) return;
+  const auto count = static_cast<std::size_t>(seg.segments) + 1;
+  const auto n = static_cast<std::size_t>(seg.n);
+  if (seg.width == 4) {
+    detail::check_offsets(algorithm, span<const std::int32_t>(static_cast<const std::int32_t*>(seg.offsets), count), n);
+  } else {
+    detail::check_offsets(algorithm, span<const std::int64_t>(static_cast<const std::int64_t*>(seg.offsets), count), n);
+  }
+}
 
 template <class Segments>
 struct begin_of {

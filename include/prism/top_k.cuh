@@ -19,11 +19,16 @@
 //                by an iterator: a pair per element, so the k chosen are exactly the documented
 //                ones (CUB's own ties are unspecified); its output is unordered, so the k are then
 //                sorted by position and stably by rank.
+// Segments given by offsets (top_k_segments) are every implementation's sort then take: each
+// element's rank and position sorted within its segment by the segmented sort of the
+// implementation named (<prism/segmented_sort.hpp>), then the first k of every segment taken.
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/onesweep.cuh>
 #include <prism/primitives/radix_order.cuh>
 #include <prism/scratch.hpp>
+#include <prism/segmented_sort.hpp>
+#include <prism/segments.cuh>
 #include <prism/top_k.hpp>
 
 #include <cub/device/device_topk.cuh>
@@ -32,6 +37,7 @@
 #include <cuda/std/tuple>
 #include <cuda/stream_ref>
 #include <thrust/copy.h>
+#include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -429,6 +435,128 @@ void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x,
                        cub_top_k(algorithm, policy, row, row_length, k, out, out_idx, rank);
                      });
                    },
+           });
+}
+
+// ---- segments by offsets: sort then take, in every implementation -------------------------------
+
+// Element i's rank and its position: the pairs the segmented sort orders within each segment.
+template <class U>
+struct rank_and_position {
+  const U* x;
+  U* ranks;
+  std::uint64_t* positions;
+  top_k_rank<U> rank;
+  __host__ __device__ void operator()(std::size_t i) const {
+    ranks[i] = rank(x[i]);
+    positions[i] = i;
+  }
+};
+
+// Output slot t = s * k + j: segment s's j-th best (the position sorted to its begin + j), or, in a
+// segment of j elements or fewer, the padding: index -1, value 0.
+template <class U, class I>
+struct take_segment_best {
+  segment_bounds seg;
+  std::size_t k;
+  const U* x;
+  const std::uint64_t* positions;
+  U* values;
+  I* indices;
+  __host__ __device__ void operator()(std::size_t t) const {
+    const auto s = static_cast<std::int64_t>(t / k), j = static_cast<std::int64_t>(t % k);
+    const std::int64_t begin = seg.begin(s);
+    if (begin + j < seg.end(s)) {
+      const std::uint64_t p = positions[begin + j];
+      values[t] = x[p];
+      indices[t] = static_cast<I>(static_cast<std::int64_t>(p) - begin);
+    } else {
+      values[t] = U{0};
+      indices[t] = I(-1);
+    }
+  }
+};
+
+template <class F>
+__global__ void for_each_index_kernel(F f, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    f(i);
+}
+
+// Segments (offsets or a fixed size) of x, k best of each: rows * k slots, padded.
+template <class U, class I>
+void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<const U> x, segment_list list,
+                         std::size_t k, span<U> values, span<I> indices, bool largest) {
+  const char* algorithm = "top_k_segments";
+  const std::size_t n = x.size();
+  const segment_bounds seg = segment_bounds_of(algorithm, list, n);
+  const auto segments = static_cast<std::size_t>(seg.segments);
+  if (segments != 0 && k > std::numeric_limits<std::size_t>::max() / 16 / segments) {
+    refuse_top_k("k = " + std::to_string(k) + " for " + std::to_string(segments) + " segments is too many slots");
+  }
+  if (sizeof(I) == 4 && n > std::size_t{0x7FFFFFFF}) {
+    refuse_top_k(std::to_string(n) + " elements are more than int32 indices can number; use int64");
+  }
+  const std::size_t slots = segments * k;
+  const execution_policy& outer = policy;
+  const cudaStream_t stream = policy.stream();
+  // The ranks and positions sorted within their segments by the segmented sort of `which`, in place.
+  const auto sort_pairs = [&](impl which, U* ranks, std::uint64_t* positions) {
+    segmented_sort_pairs<U, std::uint64_t>(outer.with(which), span<const U>(ranks, n),
+                                           span<const std::uint64_t>(positions, n), list, span<U>(ranks, n),
+                                           span<std::uint64_t>(positions, n), sort_order::ascending);
+  };
+  // Without elements every slot is padding: nothing to rank or sort.
+  const auto on_thrust = [&](const auto& p, impl which, U* ranks, std::uint64_t* positions) {
+    if (n > 0) {
+      thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), n,
+                         rank_and_position<U>{x.data(), ranks, positions, {radix_kind(kind), largest}});
+      sort_pairs(which, ranks, positions);
+    }
+    thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), slots,
+                       take_segment_best<U, I>{seg, k, x.data(), positions, values.data(), indices.data()});
+  };
+  const auto grid = [](std::size_t threads) {
+    return static_cast<unsigned>(std::min<std::size_t>(blocks_for(threads), std::size_t{1} << 16));
+  };
+  const auto on_gpu = [&](impl which) {
+    const stream_buffer ranks(std::max<std::size_t>(n, 1) * sizeof(U), stream, algorithm);
+    const stream_buffer positions(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), stream, algorithm);
+    auto* r = static_cast<U*>(ranks.get());
+    auto* q = static_cast<std::uint64_t*>(positions.get());
+    if (n > 0) {
+      launch(algorithm, "for_each_index_kernel", for_each_index_kernel<rank_and_position<U>>, grid(n), block_size,
+             stream, rank_and_position<U>{x.data(), r, q, {radix_kind(kind), largest}}, n);
+      sort_pairs(which, r, q);
+    }
+    launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_segment_best<U, I>>, grid(slots),
+           block_size, stream, take_segment_best<U, I>{seg, k, x.data(), q, values.data(), indices.data()}, slots);
+  };
+  const array_ref offsets{list.offsets, list.offsets_count, list.offsets_count * list.offset_bytes, false,
+                          "the offsets"};
+  dispatch({algorithm, top_k_family, policy,
+            {array_ref::input(x, "the input"), offsets,
+             array_ref::output_apart(values, "the values").sized(slots),
+             array_ref::output_apart(indices, "the indices").sized(slots)},
+            slots, x.size_bytes() + slots * (sizeof(U) + sizeof(I))},
+           implementations{
+               .cpu =
+                   [&](const auto& p) {
+                     check_segment_offsets(algorithm, seg);
+                     std::vector<U> ranks(n);
+                     std::vector<std::uint64_t> positions(n);  // n may be 0: take_segment_best reads none
+                     on_thrust(p, impl::cpu, ranks.data(), positions.data());
+                   },
+               .thrust =
+                   [&](const auto& p) {
+                     const stream_buffer ranks(std::max<std::size_t>(n, 1) * sizeof(U), stream, algorithm);
+                     const stream_buffer positions(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), stream,
+                                                   algorithm);
+                     on_thrust(p, impl::thrust, static_cast<U*>(ranks.get()),
+                               static_cast<std::uint64_t*>(positions.get()));
+                   },
+               .raw = [&] { on_gpu(impl::raw); },
+               .cub = [&] { on_gpu(impl::cub); },
            });
 }
 

@@ -8,6 +8,7 @@
 //   prism::top_k(x, k, values, indices, false);              // the k smallest
 //   prism::top_k(prism::par.on(stream), x, k, values, indices);
 //   prism::top_k_rows(x, row_length, k, values, indices);    // each row of row_length: its k best
+//   prism::top_k_segments(x, offsets, k, values, indices);   // each [offsets[s], offsets[s+1]): its k best
 //
 // Semantics, the same in every implementation (the cpu one included), so every one gives the same
 // bits:
@@ -26,6 +27,13 @@
 // - top_k_rows: x holds rows of row_length elements, one after another (its size a multiple of
 //   row_length, not 0 unless x is empty); values and indices hold k per row, row after row, the
 //   indices counted within the row. Each row is one top_k (k > row_length is refused).
+// - top_k_segments: the segments as the segmented sort takes them (<prism/segmented_sort.hpp>):
+//   offsets (int32 or int64, one more than there are segments, S) or fixed_segments{size}; values
+//   and indices hold k per segment, segment after segment, the indices counted within the
+//   segment. A segment of m < k elements (an empty one too) fills its first m slots; the other
+//   k - m are padding: index -1, value 0 (every bit clear). impl::cpu checks the offsets and
+//   refuses broken ones (std::invalid_argument, outputs untouched); the GPU implementations clamp
+//   them as the segmented sort does. int32 indices take x of up to 2^31 - 1 elements.
 // - Nothing waits: every call is enqueued on the policy's stream except impl::cpu, which runs on
 //   the host. Sizes are 64-bit.
 //
@@ -44,10 +52,14 @@
 //   cub     cub::DeviceTopK (AIR top-k) over (sort key, complemented position) pairs, so that the
 //           k it chooses are exactly the documented ones whatever order its ties would take; its
 //           unordered k are then sorted (by position, then stably by key) into the same bits.
+//   top_k_segments, in every implementation: sort then take. Every element's rank and position
+//           sorted within its segment by prism::segmented_sort_by_key in the same implementation
+//           (two arrays of n in scratch), then the first k of each segment taken.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/key_kind.hpp>
 #include <prism/operation.hpp>
+#include <prism/segmented_sort.hpp>  // segment_list, segments_argument
 #include <prism/span.hpp>
 
 #include <cstddef>
@@ -94,6 +106,8 @@ struct top_k_entry {
   using index_bits = bits_of_size<IndexSize>;
   static void run(const execution_policy& policy, key_kind kind, span<const bits> x, std::size_t row_length,
                   std::size_t k, span<bits> values, span<index_bits> indices, bool largest);
+  static void run_segments(const execution_policy& policy, key_kind kind, span<const bits> x, segment_list segments,
+                           std::size_t k, span<bits> values, span<index_bits> indices, bool largest);
 };
 
 // The lesson's stages: the k largest floats, int32 indices (device memory).
@@ -110,6 +124,16 @@ void run_top_k(const execution_policy& policy, X&& x, std::size_t row_length, st
              reinterpret_span<typename Entry::index_bits>(output_span(indices)), largest);
 }
 
+template <class X, class V, class I>
+void run_top_k_segments(const execution_policy& policy, X&& x, segment_list segments, std::size_t k, V&& values,
+                        I&& indices, bool largest) {
+  using T = value_t<X>;
+  using Entry = top_k_entry<sizeof(T), sizeof(value_t<I>)>;
+  Entry::run_segments(policy, key_kind_of<T>, reinterpret_span<const typename Entry::bits>(input_span(x)), segments,
+                      k, reinterpret_span<typename Entry::bits>(output_span(values)),
+                      reinterpret_span<typename Entry::index_bits>(output_span(indices)), largest);
+}
+
 }  // namespace detail
 
 template <class X, class V, class I>
@@ -120,6 +144,7 @@ concept top_k_arrays = array_like<std::remove_reference_t<X>> && top_k_element<v
 namespace ops {
 struct top_k { static constexpr const char* name = "top_k"; };
 struct top_k_rows { static constexpr const char* name = "top_k_rows"; };
+struct top_k_segments { static constexpr const char* name = "top_k_segments"; };
 
 // values[j], indices[j]: the j-th best element of x and its position, j < k.
 template <class X, class V, class I>
@@ -136,6 +161,15 @@ void run(top_k_rows, const execution_policy& policy, X&& x, std::size_t row_leng
   detail::run_top_k(policy, x, row_length, k, values, indices, largest);
 }
 
+// The same for each segment (offsets or fixed_segments): values[s * k + j], indices[s * k + j]
+// (within segment s), padded past a segment's end.
+template <class X, class S, class V, class I>
+  requires top_k_arrays<X, V, I> && segments_argument<S>
+void run(top_k_segments, const execution_policy& policy, X&& x, S&& segments, std::size_t k, V&& values,
+         I&& indices, bool largest = true) {
+  detail::run_top_k_segments(policy, x, detail::segment_list_of(segments), k, values, indices, largest);
+}
+
 // The lesson: the k largest floats by one stage (device memory; the policy's stream and scratch;
 // its implementation is not used).
 template <class X, class V, class I>
@@ -147,5 +181,6 @@ void run(top_k, top_k_stage stage, const execution_policy& policy, X&& x, std::s
 
 inline constexpr operation<ops::top_k> top_k{};
 inline constexpr operation<ops::top_k_rows> top_k_rows{};
+inline constexpr operation<ops::top_k_segments> top_k_segments{};
 
 }  // namespace prism

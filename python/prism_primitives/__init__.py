@@ -843,13 +843,18 @@ def segment_scan(x, offsets=None, out=None, *, exclusive=False, impl="automatic"
 # row, best first, ties by the lower index: torch.topk(x, k, sorted=True), with its order made one
 # total order, the sort family's (-0.0 == +0.0; NaN with the sign bit clear, NumPy's, above +inf,
 # as torch.topk puts NaN; one with it set below -inf). Elements int32, int64, uint32, uint64,
-# float32, float64; indices int64 (or into an int32 out). Nothing waits.
+# float32, float64; indices int64 (or into an int32 out). With offsets (int32 or int64, one more
+# than the segments, as segment_reduce takes them) the k best of each segment of x flattened,
+# indices within the segment, shape (segments, k); a segment shorter than k is padded with index -1
+# and value 0. Nothing waits.
 
-def top_k(x, k, largest=True, *, values=None, indices=None, impl="automatic", stream=None):
+def top_k(x, k, largest=True, *, offsets=None, values=None, indices=None, impl="automatic", stream=None):
     """(values, indices): the k largest (largest=False: smallest) elements of each row of x, best
     first, and where they were in the row: values[..., j] == x[..., indices[..., j]]. Shape
-    x.shape[:-1] + (k,); k larger than a row is a ValueError."""
-    call = _Call((x, values, indices), stream)
+    x.shape[:-1] + (k,); k larger than a row is a ValueError. With offsets: the same for each
+    segment x.ravel()[offsets[s]:offsets[s+1]], shape (segments, k), short segments padded (index
+    -1, value 0)."""
+    call = _Call((x, offsets, values, indices), stream)
     shape, dtype = _describe(x)
     shape = tuple(shape)
     row_length = shape[-1] if shape else 1
@@ -857,11 +862,16 @@ def top_k(x, k, largest=True, *, values=None, indices=None, impl="automatic", st
     if k < 0:
         raise ValueError(f"prism.top_k: k = {k} is negative")
     out_shape = (shape[:-1] if shape else ()) + (k,)
+    if offsets is not None:
+        if _size(offsets) == 0:
+            raise ValueError("prism.top_k: the offsets have one element more than there are segments: at least one")
+        out_shape = (_size(offsets) - 1, k)
     if values is None:
         values = call.empty(out_shape, dtype)
     if indices is None:
         indices = call.empty(out_shape, "int64")
-    _prism.top_k(call(x), row_length, k, call(values), call(indices), largest, impl, call.stream)
+    _prism.top_k(call(x), None if offsets is None else call(offsets), row_length, k, call(values), call(indices),
+                 largest, impl, call.stream)
     call.done()
     return values, indices
 

@@ -122,3 +122,33 @@ def test_k_zero_and_refusals(xp):
         with pytest.raises((ValueError, TypeError)):
             prism.top_k(x, 2, indices=indices, impl=impl)
         np.testing.assert_array_equal(xp.get(indices), [7, 7])
+
+
+def test_segments_between_offsets_padded(xp, rng):
+    sizes = [0, 3, 1, 8, 0, 2049, 5]
+    for otype in ("int32", "int64"):
+        offsets = np.concatenate([[2], 2 + np.cumsum(sizes)]).astype(otype)
+        x = values_of(rng, (int(offsets[-1]) + 4,), "float32")
+        for impl in xp.implementations:
+            for largest in (True, False):
+                v, i = prism.top_k(xp.put(x), 4, largest, offsets=xp.put(offsets), impl=impl)
+                v, i = xp.get(v), xp.get(i)
+                assert v.shape == (len(sizes), 4) and i.shape == (len(sizes), 4)
+                for s, m in enumerate(sizes):
+                    segment = x[offsets[s]:offsets[s + 1]]
+                    want_v, want_i = reference(segment, min(m, 4), largest)
+                    assert same_bits(v[s, :len(want_v)], want_v), (otype, impl, s)
+                    np.testing.assert_array_equal(i[s, :len(want_i)], want_i)
+                    np.testing.assert_array_equal(i[s, len(want_i):], -1)
+                    assert same_bits(v[s, len(want_v):], np.zeros(4 - len(want_v), np.float32))
+
+
+def test_segments_refused(xp):
+    x = xp.put(np.arange(10, dtype=np.float32))
+    for impl in xp.implementations:
+        with pytest.raises(ValueError):
+            prism.top_k(x, 2, offsets=xp.put(np.zeros(0, dtype=np.int64)), impl=impl)
+        with pytest.raises((ValueError, TypeError)):
+            prism.top_k(x, 2, offsets=xp.put(np.array([0, 5, 10], dtype=np.float32)), impl=impl)
+    with pytest.raises(ValueError):  # broken offsets, read on the host
+        prism.top_k(np.arange(10, dtype=np.float32), 2, offsets=np.array([0, 7, 5], dtype=np.int64))

@@ -52,6 +52,14 @@ int main() {
   prism::segmented_sum(values, offsets, sums);
   expect(sums == std::vector<double>{6.0, 0.0, 30.0}, "segmented_sum with an empty segment");
 
+  // the 2 best of each of those segments: the empty one padded (index -1, value 0).
+  std::vector<double> seg_best(6, -5.0);
+  std::vector<std::int32_t> seg_at(6, -5);
+  prism::top_k_segments(values, offsets, 2, seg_best, seg_at);
+  expect(seg_best == std::vector<double>{3.0, 2.0, 0.0, 0.0, 20.0, 10.0} &&
+             seg_at == std::vector<std::int32_t>{2, 1, -1, -1, 1, 0},
+         "top_k_segments with an empty segment");
+
   std::printf("algorithms: lower_bound [%lld %lld %lld %lld], merge of %zu, intersection %zu, top_k at [%lld %lld], "
               "segment sums [%g %g %g]\n",
               static_cast<long long>(where[0]), static_cast<long long>(where[1]), static_cast<long long>(where[2]),
