@@ -223,12 +223,31 @@ scratch scratch::acquire(std::size_t bytes, const execution_policy& policy, cons
     }
     if (bytes > e.bytes || e.block == nullptr) {
       // Grow geometrically, so that a run of slightly larger calls allocates O(log n) times.
-      const std::size_t grown = std::max(bytes, e.bytes + e.bytes / 2);
+      std::size_t grown = std::max(bytes, e.bytes + e.bytes / 2);
       void* fresh = nullptr;
+      cudaError_t status = cudaSuccess;
       {
         relaxed_capture_mode relaxed;
-        check(cudaMallocAsync(&fresh, counter_bytes + grown, stream), "cudaMallocAsync", algorithm);
+        status = cudaMallocAsync(&fresh, counter_bytes + grown, stream);
+        if (status == cudaErrorMemoryAllocation) {
+          // Out of memory with the old block still held (it goes only once the new one is made) or
+          // for the growth's margin: a huge call after another (say a raw sort's runs, then CUB's
+          // larger temporary storage). The old block goes back first, the device's pool returns
+          // what no queued work uses any more, and exactly the bytes asked for are tried again:
+          // waiting here for this stream beats failing.
+          (void)cudaGetLastError();
+          if (e.block != nullptr) (void)cudaFreeAsync(e.block, stream);
+          e.block = nullptr;
+          e.bytes = 0;
+          cudaMemPool_t pool = nullptr;
+          if (cudaStreamSynchronize(stream) == cudaSuccess && cudaDeviceGetMemPool(&pool, device) == cudaSuccess) {
+            (void)cudaMemPoolTrimTo(pool, 0);
+          }
+          grown = bytes;
+          status = cudaMallocAsync(&fresh, counter_bytes + grown, stream);
+        }
       }
+      check(status, "cudaMallocAsync", algorithm);
       const cudaError_t zeroed = cudaMemsetAsync(fresh, 0, sizeof(unsigned), stream);
       if (zeroed != cudaSuccess) {
         (void)cudaFreeAsync(fresh, stream);
