@@ -54,7 +54,8 @@
 //           unordered k are then sorted (by position, then stably by key) into the same bits.
 //   top_k_segments, in every implementation: sort then take. Every element's rank and position
 //           sorted within its segment by prism::segmented_sort_by_key in the same implementation
-//           (two arrays of n in scratch), then the first k of each segment taken.
+//           (two arrays of n: the device's stream-ordered pool, host vectors for cpu), then the
+//           first k of each segment taken.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/key_kind.hpp>
