@@ -437,6 +437,46 @@ struct top_k_int64 {
   }
 };
 
+// top_k_segments in the kit: the whole input as one fixed-size segment, k = 100 whatever n is, so
+// that short inputs are padded (index -1, value 0).
+struct top_k_segments_int64 {
+  using T = std::int64_t;
+  using R = std::int64_t;
+  static constexpr const char* name = "top_k_segments";
+  static constexpr std::size_t k = 100;
+  static std::span<const impl> implementations() { return prism::top_k_implementations; }
+  static std::size_t output_size(std::size_t n) { return n == 0 ? 0 : 2 * k; }
+  static void run(const prism::execution_policy& policy, prism::span<const std::int64_t> x,
+                  prism::span<std::int64_t> out) {
+    const std::size_t slots = out.size() / 2;
+    prism::top_k_segments(policy, x, prism::fixed_segments{x.size()}, slots == 0 ? 0 : k, out.subspan(0, slots),
+                          out.subspan(slots, slots));
+  }
+  static std::vector<double> reference(const std::vector<std::int64_t>& in) {
+    if (in.empty()) return {};
+    const std::size_t m = std::min(k, in.size());
+    const auto p = reference_positions(in, in.size(), m, true);
+    std::vector<double> r(2 * k, 0.0);
+    for (std::size_t j = 0; j < k; ++j) {
+      r[j] = j < m ? static_cast<double>(in[p[j]]) : 0.0;
+      r[k + j] = j < m ? static_cast<double>(p[j]) : -1.0;
+    }
+    return r;
+  }
+  static double tolerance(const std::vector<std::int64_t>&) { return 0; }
+  static bool capturable(impl) { return true; }
+  static constexpr std::size_t aliased_bytes = 512;
+  static std::vector<std::function<void(const prism::execution_policy&, std::byte*)>> aliased() {
+    constexpr auto s = &bytes_at<std::int64_t>;
+    const prism::fixed_segments rows{8};
+    return {
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k_segments(p, s(b, 0, 16), rows, 2, s(b, 64, 4), s(b, 160, 4)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k_segments(p, s(b, 0, 16), rows, 2, s(b, 256, 4), s(b, 272, 4)); },
+        [=](const prism::execution_policy& p, std::byte* b) { prism::top_k_segments(p, s(b, 0, 16), rows, 2, s(b, 256, 4), s(b, 256, 4)); },
+    };
+  }
+};
+
 // ---- the lesson -----------------------------------------------------------------------------------------
 
 class GpuTopKLesson : public ::testing::TestWithParam<prism::top_k_stage> {};
@@ -477,7 +517,7 @@ TEST_P(GpuTopKLesson, RefusesHostMemory) {
 INSTANTIATE_TEST_SUITE_P(, GpuTopKLesson, ::testing::ValuesIn(prism::top_k_lesson),
                          [](const auto& info) { return std::string(prism::name(info.param)); });
 
-using top_ks = ::testing::Types<top_k_int64>;
+using top_ks = ::testing::Types<top_k_int64, top_k_segments_int64>;
 INSTANTIATE_TYPED_TEST_SUITE_P(TopK, Conformance, top_ks);
 INSTANTIATE_TYPED_TEST_SUITE_P(TopK, GpuConformance, top_ks);
 
