@@ -8,6 +8,10 @@
 // result the documented one. torch.topk is bench/peers.py's (the same n and k).
 // Types: float by default (PRISM_BENCH_TYPES=all: float, double, int32, uint64).
 //
+// top_k_segments_seg1024_k8/<type>/<impl>/n: the 8 largest of each segment of 1,024 (int32
+// offsets), n = 2^20 and 2^28, the GPU implementations (every one sorts within the segments,
+// then takes). Checked against each segment's 8 best on the host.
+//
 // Bytes: the fewest a top-k must move: x read once, the k values and indices written,
 // n sizeof(T) + k (sizeof(T) + 4); held against the read-only ceiling (k is small beside n). Sort
 // then take moves about 2 x 4 passes of (sizeof(T) + 4) n more; radix select reads x once per
@@ -144,6 +148,57 @@ struct arrays {
   }
 };
 
+// Segments of `seg` by int32 offsets, the k best of each.
+template <class T>
+struct segment_arrays {
+  using U = prism::detail::bits_of_size<sizeof(T)>;
+  std::size_t n, seg, k, segments;
+  device_buffer<T> x, values;
+  device_buffer<std::int32_t> indices, offsets;
+  std::vector<std::int32_t> reference;  // each segment's k best positions within it, best first
+
+  segment_arrays(std::size_t n_, std::size_t seg_, std::size_t k_)
+      : n(n_), seg(seg_), k(k_), segments(n_ / seg_), x(n_), values(segments * k_), indices(segments * k_) {
+    generate(x.view(), value_range<T>(23));
+    std::vector<std::int32_t> o(segments + 1);
+    for (std::size_t s = 0; s <= segments; ++s) o[s] = static_cast<std::int32_t>(s * seg);
+    offsets = device_buffer<std::int32_t>(span<const std::int32_t>(o));
+  }
+  void call(impl which) {
+    prism::top_k_segments(par.with(which), span<const T>(x.view()), span<const std::int32_t>(offsets.view()), k,
+                          values.view(), indices.view());
+  }
+  std::string verify_output() {
+    if (reference.empty()) {
+      const std::vector<T> host = x.to_host();
+      const auto kind = detail::radix::kind_of<T>();
+      std::vector<std::int32_t> p(seg);
+      for (std::size_t s = 0; s < segments; ++s) {
+        const auto rank = [&](std::int32_t i) {
+          U b;
+          std::memcpy(&b, &host[s * seg + static_cast<std::size_t>(i)], sizeof(T));
+          return detail::radix::ordered(b, kind, true);
+        };
+        const auto better = [&](std::int32_t a, std::int32_t b) {
+          const U ra = rank(a), rb = rank(b);
+          return ra < rb || (ra == rb && a < b);
+        };
+        std::iota(p.begin(), p.end(), 0);
+        std::partial_sort(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(k), p.end(), better);
+        reference.insert(reference.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
+    std::vector<std::int32_t> got = indices.to_host();
+    if (break_requested()) got[0] += 1;
+    for (std::size_t j = 0; j < got.size(); ++j) {
+      if (got[j] != reference[j]) {
+        return "slot " + std::to_string(j) + ": " + std::to_string(got[j]) + ", want " + std::to_string(reference[j]);
+      }
+    }
+    return "";
+  }
+};
+
 template <class T>
 traffic traffic_of(std::int64_t n, std::size_t k) {
   return {static_cast<double>(n) * sizeof(T), static_cast<double>(k) * (sizeof(T) + 4)};
@@ -198,7 +253,34 @@ void register_type(bool gpu) {
   }
 }
 
+template <class T>
+void register_segment_rows(bool gpu) {
+  const std::string type = type_name<T>();
+  if (!gpu || !type_selected(type, {"float"})) return;
+  constexpr std::size_t seg = 1024, k = 8;
+  for (std::int64_t n : {std::int64_t{1} << 20, std::int64_t{1} << 28}) {
+    const traffic bytes = traffic_of<T>(n, static_cast<std::size_t>(n) / seg * k);
+    for (impl which : top_k_implementations) {
+      if (which == impl::cpu) continue;
+      for (cache c : cache_modes(bytes)) {
+        const std::string row = row_name("top_k_segments_seg1024_k8", type, std::string(name(which)), n, c);
+        configure(benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
+          auto& a = row_arrays<segment_arrays<T>>(std::to_string(n), static_cast<std::size_t>(n), seg, k);
+          time_on_gpu(state, bytes, c, [&] { a.call(which); });
+          verify(state, row, [&] {
+            poison(a.indices.view(), true);
+            a.call(which);
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+            return a.verify_output();
+          });
+        }));
+      }
+    }
+  }
+}
+
 void register_rows(bool gpu) {
+  register_segment_rows<float>(gpu);
   register_type<float>(gpu);
   register_type<double>(gpu);
   register_type<std::int32_t>(gpu);
