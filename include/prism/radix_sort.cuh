@@ -83,10 +83,6 @@ __global__ void iota_kernel(I* out, std::size_t n) {
     out[i] = static_cast<I>(i);
 }
 
-inline unsigned iota_grid(std::size_t n) {
-  return static_cast<unsigned>(std::min<std::size_t>(blocks_for(n), std::size_t(multiprocessor_count()) * 8));
-}
-
 // The standard keys: CUB twiddles the key type itself.
 struct by_type {};
 
@@ -378,7 +374,7 @@ void argsort(const execution_policy& policy, span<const K> keys, span<I> indices
                            K* sorted_keys = reinterpret_cast<K*>(e);
                            I* positions = reinterpret_cast<I*>(e == nullptr ? nullptr : e + keys_bytes);
                            if (temp != nullptr) {
-                             launch(algorithm, "iota_kernel", sorting::iota_kernel<I>, sorting::iota_grid(n),
+                             launch(algorithm, "iota_kernel", sorting::iota_kernel<I>, stride_blocks(n),
                                     block_size, stream, positions, n);
                            }
                            return cub.pairs(temp, bytes, k, sorted_keys, static_cast<const I*>(positions), idx, count,

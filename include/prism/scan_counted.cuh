@@ -26,8 +26,7 @@ namespace prism::detail {
 
 // The grid of a counting kernel: vectors of V elements, up to 8 blocks per multiprocessor.
 inline unsigned count_blocks(std::size_t n, int V) {
-  return static_cast<unsigned>(
-      std::min<std::size_t>(blocks_for((n + V - 1) / V), std::size_t(multiprocessor_count()) * 8));
+  return stride_blocks((n + V - 1) / V);
 }
 
 // ---- counted outputs ------------------------------------------------------------------------------

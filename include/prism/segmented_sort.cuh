@@ -297,10 +297,6 @@ __global__ void unpack_kernel(IO io, const typename IO::element* sorted, bounds 
   }
 }
 
-inline unsigned stride_grid(std::size_t n) {
-  return static_cast<unsigned>(std::min<std::size_t>(blocks_for(n), std::size_t(multiprocessor_count()) * 8));
-}
-
 template <class B, class V>
 void cub_segmented_sort(const char* algorithm, const execution_policy& policy, const bounds& seg,
                         ordered_key<B> order, const B* kin, B* kout, const V* vin, V* vout) {
@@ -326,7 +322,7 @@ void cub_segmented_sort(const char* algorithm, const execution_policy& policy, c
         T* carried_out = packed ? reinterpret_cast<T*>(e == nullptr ? nullptr : e + 2 * key_bytes + element_bytes)
                                 : reinterpret_cast<T*>(kout);
         if (temp != nullptr) {
-          launch(algorithm, "ordered_bits_kernel", ordered_bits_kernel<IO>, stride_grid(n), block_size, stream, io,
+          launch(algorithm, "ordered_bits_kernel", ordered_bits_kernel<IO>, stride_blocks(n), block_size, stream, io,
                  ordered_in, carried_in, n, order);
         }
         const T* values_in = packed ? carried_in : reinterpret_cast<const T*>(kin);
@@ -338,7 +334,7 @@ void cub_segmented_sort(const char* algorithm, const execution_policy& policy, c
       [&](void* extra) {
         if (!packed) return;
         const auto* sorted = reinterpret_cast<const T*>(static_cast<unsigned char*>(extra) + 2 * key_bytes + element_bytes);
-        launch(algorithm, "unpack_kernel", unpack_kernel<IO>, stride_grid(n), block_size, stream, io, sorted, seg);
+        launch(algorithm, "unpack_kernel", unpack_kernel<IO>, stride_blocks(n), block_size, stream, io, sorted, seg);
       });
 }
 

@@ -286,8 +286,7 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
     auto* state = reinterpret_cast<select_state<U>*>(memory);
     auto* tile_counts = reinterpret_cast<unsigned long long*>(memory + state_bytes);
     check(cudaMemsetAsync(state, 0, sizeof(select_state<U>), stream), "cudaMemsetAsync", algorithm);
-    const auto grid = static_cast<unsigned>(
-        std::min<std::size_t>(blocks_for(n), std::size_t(multiprocessor_count()) * 8));
+    const unsigned grid = stride_blocks(n);
     for (unsigned pass = 0; pass < select_state<U>::passes; ++pass) {
       launch(algorithm, "select_histogram_kernel", select_histogram_kernel<U>, grid, select_threads, stream, x, n,
              rank, pass, state);
@@ -477,12 +476,6 @@ struct take_segment_best {
   }
 };
 
-template <class F>
-__global__ void for_each_index_kernel(F f, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    f(i);
-}
-
 // Segments (offsets or a fixed size) of x, k best of each: rows * k slots, padded.
 template <class U, class I>
 void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<const U> x, segment_list list,
@@ -516,21 +509,23 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
     thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), slots,
                        take_segment_best<U, I>{seg, k, x.data(), positions, values.data(), indices.data()});
   };
-  const auto grid = [](std::size_t threads) {
-    return static_cast<unsigned>(std::min<std::size_t>(blocks_for(threads), std::size_t{1} << 16));
-  };
-  const auto on_gpu = [&](impl which) {
+  // The n ranks and positions on the device: from the stream-ordered pool, since the segmented
+  // sort takes prism's scratch meanwhile.
+  const auto with_device_pairs = [&](auto&& body) {
     const stream_buffer ranks(std::max<std::size_t>(n, 1) * sizeof(U), stream, algorithm);
     const stream_buffer positions(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), stream, algorithm);
-    auto* r = static_cast<U*>(ranks.get());
-    auto* q = static_cast<std::uint64_t*>(positions.get());
-    if (n > 0) {
-      launch(algorithm, "for_each_index_kernel", for_each_index_kernel<rank_and_position<U>>, grid(n), block_size,
-             stream, rank_and_position<U>{x.data(), r, q, {radix_kind(kind), largest}}, n);
-      sort_pairs(which, r, q);
-    }
-    launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_segment_best<U, I>>, grid(slots),
-           block_size, stream, take_segment_best<U, I>{seg, k, x.data(), q, values.data(), indices.data()}, slots);
+    body(static_cast<U*>(ranks.get()), static_cast<std::uint64_t*>(positions.get()));
+  };
+  const auto on_gpu = [&](impl which) {
+    with_device_pairs([&](U* r, std::uint64_t* q) {
+      if (n > 0) {
+        launch(algorithm, "for_each_index_kernel", for_each_index_kernel<rank_and_position<U>>, stride_blocks(n),
+               block_size, stream, rank_and_position<U>{x.data(), r, q, {radix_kind(kind), largest}}, n);
+        sort_pairs(which, r, q);
+      }
+      launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_segment_best<U, I>>, stride_blocks(slots),
+             block_size, stream, take_segment_best<U, I>{seg, k, x.data(), q, values.data(), indices.data()}, slots);
+    });
   };
   const array_ref offsets{list.offsets, list.offsets_count, list.offsets_count * list.offset_bytes, false,
                           "the offsets"};
@@ -549,11 +544,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
                    },
                .thrust =
                    [&](const auto& p) {
-                     const stream_buffer ranks(std::max<std::size_t>(n, 1) * sizeof(U), stream, algorithm);
-                     const stream_buffer positions(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), stream,
-                                                   algorithm);
-                     on_thrust(p, impl::thrust, static_cast<U*>(ranks.get()),
-                               static_cast<std::uint64_t*>(positions.get()));
+                     with_device_pairs([&](U* r, std::uint64_t* q) { on_thrust(p, impl::thrust, r, q); });
                    },
                .raw = [&] { on_gpu(impl::raw); },
                .cub = [&] { on_gpu(impl::cub); },

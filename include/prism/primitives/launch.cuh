@@ -2,10 +2,12 @@
 #pragma once
 // How every hand-written kernel is launched: one block size, grids sized from it, and the launch
 // checked by its own status.
+#include <prism/dispatch.hpp>  // multiprocessor_count
 #include <prism/error.hpp>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 
 namespace prism::detail {
@@ -17,6 +19,19 @@ inline constexpr unsigned block_size = 256;
 // Blocks of block_size threads for `threads` threads.
 inline unsigned blocks_for(std::size_t threads) {
   return static_cast<unsigned>((threads + block_size - 1) / block_size);
+}
+
+// Blocks for a grid-stride loop over `threads` threads: as many as they need, at most eight per
+// multiprocessor (the GPU filled, each thread then taking several).
+inline unsigned stride_blocks(std::size_t threads) {
+  return static_cast<unsigned>(std::min<std::size_t>(blocks_for(threads), std::size_t(multiprocessor_count()) * 8));
+}
+
+// f(i) for every i < n, a grid-stride loop (launched with stride_blocks(n) blocks of block_size).
+template <class F>
+__global__ void for_each_index_kernel(F f, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    f(i);
 }
 
 // Launches kernel<<<grid, block, 0, stream>>>(args...) through cudaLaunchKernelEx, whose status
