@@ -3,7 +3,8 @@
 //
 // Rows (algorithm/type/implementation/n): top_k_k<k>/<type>/<impl>/n, the k largest of n uniform
 // values with int32 indices, k = 1, 100, 10000, n = 2^10 (where k <= n), 2^20 and 2^28 (cpu: up
-// to 2^20). The row cub_bare is cub::DeviceTopK::MaxPairs alone (values and positions, unordered,
+// to 2^20). The row radix_select (float) is the lesson's stage 2, the selection raw runs past
+// k = 128 (below it raw reads x once: the fused select). The row cub_bare is cub::DeviceTopK::MaxPairs alone (values and positions, unordered,
 // its ties unspecified, temporary storage allocated once): what CUB costs before prism makes its
 // result the documented one. torch.topk is bench/peers.py's (the same n and k).
 // Types: float by default (PRISM_BENCH_TYPES=all: float, double, int32, uint64).
@@ -248,6 +249,11 @@ void register_type(bool gpu) {
       for (cache c : cache_modes(traffic_of<T>(n, k))) {
         register_row<T>(row_name(algorithm, type, "cub_bare", n, c), n, k, true, true, c,
                         [=](arrays<T>& a) { a.call_cub_bare(k); });
+        if constexpr (std::is_same_v<T, float>) {  // the lesson's stage 2, which raw passes for k <= 128
+          register_row<T>(row_name(algorithm, type, "radix_select", n, c), n, k, true, false, c, [=](arrays<T>& a) {
+            prism::top_k(top_k_stage::radix_select, par, a.the_x(), k, a.the_values(k), a.the_indices(k));
+          });
+        }
       }
     }
   }

@@ -81,13 +81,9 @@ class TopK : public ::testing::TestWithParam<impl> {};
 // One call on rows of row_length of n elements, indices of type I, outputs poisoned, arrays
 // `offset` elements past an aligned allocation.
 template <class T, class I>
-void check_top_k(impl which, std::size_t n, std::size_t row_length, std::size_t k, bool largest,
-                 std::size_t offset = 0) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE(::testing::Message() << type_name<T>() << " -> int" << sizeof(I) * 8 << " indices, n " << n
-                                    << ", rows of " << row_length << ", k " << k
-                                    << (largest ? ", largest" : ", smallest") << ", seed " << seed);
-  const auto in = ranked_input<T>(n, seed);
+void check_top_k_of(impl which, const std::vector<T>& in, std::size_t row_length, std::size_t k, bool largest,
+                    std::size_t offset = 0) {
+  const std::size_t n = in.size();
   const std::size_t rows = row_length == 0 ? 0 : n / row_length;
   const memory where = memory_of(which);
   placed_array<T> x(in, where, offset);
@@ -109,6 +105,16 @@ void check_top_k(impl which, std::size_t n, std::size_t row_length, std::size_t 
     ASSERT_EQ(element_bits(got_values[j]), element_bits(in[row * row_length + want[j]])) << "value " << j;
   }
   ASSERT_TRUE(same_bits(x.values(), in)) << "the input changed";
+}
+
+template <class T, class I>
+void check_top_k(impl which, std::size_t n, std::size_t row_length, std::size_t k, bool largest,
+                 std::size_t offset = 0) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << type_name<T>() << " -> int" << sizeof(I) * 8 << " indices, n " << n
+                                    << ", rows of " << row_length << ", k " << k
+                                    << (largest ? ", largest" : ", smallest") << ", seed " << seed);
+  check_top_k_of<T, I>(which, ranked_input<T>(n, seed), row_length, k, largest, offset);
 }
 
 // Sizes: tiny, odd, the raw kernels' tiles (4096 elements) and their edges, past 2^20; k from 1 to n.
@@ -144,6 +150,27 @@ TEST_P(TopK, Large) {
       check_top_k<T, std::int32_t>(GetParam(), n, n, k, true);
     }
     check_top_k<T, std::int64_t>(GetParam(), n, n, 4097, false);
+  });
+}
+
+// Input already ordered, towards the best and away from it: raw's one-read selection for small k
+// (up to 128) lets every element into its queues in the first case and almost none in the second;
+// k on both sides of that limit.
+TEST_P(TopK, OrderedInput) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  for_each_type(types<float, std::uint64_t>{}, [&]<class T>() {
+    for (std::size_t n : {std::size_t{4099}, large(std::size_t{300007})}) {
+      std::vector<T> ascending(n);
+      for (std::size_t i = 0; i < n; ++i) ascending[i] = static_cast<T>(i / 3);  // ties in threes
+      const std::vector<T> descending(ascending.rbegin(), ascending.rend());
+      for (std::size_t k : {std::size_t{1}, std::size_t{31}, std::size_t{128}, std::size_t{129}}) {
+        for (bool largest : {true, false}) {
+          SCOPED_TRACE(::testing::Message() << type_name<T>() << ", n " << n << ", k " << k << ", largest " << largest);
+          check_top_k_of<T, std::int64_t>(GetParam(), ascending, n, k, largest);
+          check_top_k_of<T, std::int64_t>(GetParam(), descending, n, k, largest, 1);
+        }
+      }
+    }
   });
 }
 

@@ -46,6 +46,7 @@ struct pair_with_itself {
 
 template <class T>
 struct locate {
+  static constexpr bool pairs_with_index = true;  // detail::pairs_with_index
   __host__ __device__ located<T> operator()(std::int64_t i, T x) const { return {x, i}; }
 };
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The top-k lesson: the k largest of n float elements and their positions (int32), from sorting
-// everything to selecting by the digits of the k-th value. Both stages are the implementations' own
-// (<prism/top_k.cuh>: thrust's and raw's) run on device memory; this file says what each stage
-// changes and what it costs. bench/top_k.cu's rows top_k_k<k>/float/thrust and .../raw measure
-// them (% of the read ceiling, n = 2^28, k = 1, 100 and 10,000). Compiled in top_k_k32_i32.cu,
-// beside the kernels it runs.
+// everything to selecting by the digits of the k-th value, then to one read for small k. The
+// stages are the implementations' own (<prism/top_k.cuh>: thrust's and raw's two selections) run on
+// device memory; this file says what each stage changes and what it costs. bench/top_k.cu's rows
+// top_k_k<k>/float/thrust, .../radix_select and .../raw measure them (% of the read ceiling,
+// n = 2^28, k = 1, 100 and 10,000). Compiled in top_k_k32_i32.cu, beside the kernels it runs.
 //
 // 1. sort_then_take (the thrust implementation). Rank every element (its bits in the sort
 //    family's order, complemented for the largest), sort the ranks with their positions, keep the
@@ -26,10 +26,20 @@
 //    sorted, by a radix sort of k elements. Reads: 4 + 2 of x for 4-byte elements, 6 times the
 //    minimum, all streaming, and k rather than n sorted.
 //
-// What the lesson does not have yet, and what AIR top-k does beyond stage 2: its later passes read
-// a buffer of the candidates left (those in the k-th rank's bucket) instead of all of x, so that
-// after the first pass or two they read almost nothing; and for small k a single pass that keeps
-// the best k of each block in shared memory (a heap or a bitonic queue) and merges them.
+// 3. fused_select (raw for k <= 128). Read x once. Each warp keeps the best k it has seen in
+//    shared memory, sorted, and the k-th of them in registers as a limit
+//    (<prism/primitives/warp_select.cuh>). An element that does not beat the limit costs a
+//    comparison and a vote; one that does goes to a buffer of 32, merged into the list when full
+//    (each candidate placed by counting those before it in the other list: no sort). Past the
+//    first few hundred elements a warp sees, almost nothing beats its k-th best, so the pass runs
+//    at the speed of the read. The warps' k-lists are then cut down to one by the same queue, a
+//    few launches over a few hundred thousand candidates. The best k of a union is among the best
+//    k of its parts, and (rank, position) is a total order, so the answer is stage 1's bit for
+//    bit. Its slow case is input ordered towards the best (every element beats the limit).
+//
+// What the lesson does not have yet, and what AIR top-k does beyond stage 2 for large k: its
+// later passes read a buffer of the candidates left (those in the k-th rank's bucket) instead of
+// all of x, so that after the first pass or two they read almost nothing.
 #include <prism/top_k.cuh>
 
 namespace prism::detail {
@@ -39,7 +49,7 @@ void top_k_by_stage(top_k_stage stage, const execution_policy& policy, span<cons
   // A GPU implementation: host arrays are refused by its checks, as the other lessons' are.
   const execution_policy gpu = policy.with(stage == top_k_stage::sort_then_take ? impl::thrust : impl::raw);
   top_k_spans(gpu, key_kind::floating_point, reinterpret_span<const std::uint32_t>(x), x.size(), k,
-              reinterpret_span<std::uint32_t>(values), reinterpret_span<std::uint32_t>(indices), true);
+              reinterpret_span<std::uint32_t>(values), reinterpret_span<std::uint32_t>(indices), true, stage);
 }
 
 }  // namespace prism::detail

@@ -165,9 +165,9 @@ struct arg_extremum {
   // The same where every index of a is below every index of b (a thread's own elements, taken in
   // order): ties keep a, so no index is compared. The raw reduction's per-thread loop uses it.
   __host__ __device__ located<T> ordered(located<T> a, located<T> b) const {
-    if (is_nan(a.value)) return a;
-    if (is_nan(b.value)) return b;
-    return (largest ? a.value < b.value : b.value < a.value) ? b : a;
+    // b wins where a is a number and b is a NaN or beyond a: one select, no branch.
+    const bool b_wins = !is_nan(a.value) && !(largest ? b.value <= a.value : a.value <= b.value);
+    return b_wins ? b : a;
   }
 };
 

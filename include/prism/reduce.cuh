@@ -263,6 +263,13 @@ struct combine_partials {
   }
 };
 
+// f(i, x) = (x, i), the element beside its index (argmin and argmax): the step's tree below may
+// carry each element's place in the step (0 to 15) instead, a number the compiler keeps as a
+// constant until a combine selects it, and turn the winner's place into its index once per step.
+// The 64-bit indices of sixteen parts cost 32 registers, half the kernel's (the reduce_arg rows).
+template <class F>
+concept pairs_with_index = requires { requires F::pairs_with_index; };
+
 // Each thread walks the vectors with a grid-sized stride, `vectors_in_flight` vectors per input at a
 // time: four independent 16-byte loads in flight per thread. The step's elements are combined
 // pairwise, a balanced tree of parts of equal size, and the tree's root into the thread's
@@ -305,13 +312,23 @@ __global__ void __launch_bounds__(block_size)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) part[u * V + k] = transform(head + (t + u * stride) * V, k, x[u]);
+      for (int k = 0; k < V; ++k) {
+        if constexpr (pairs_with_index<F>) {
+          part[u * V + k] = cuda::std::apply([&](const auto&... v) { return f(u * V + k, v.element[k]...); }, x[u]);
+        } else {
+          part[u * V + k] = transform(head + (t + u * stride) * V, k, x[u]);
+        }
+      }
     }
     static_assert((U * V & (U * V - 1)) == 0, "the tree pairs parts of equal size");
 #pragma unroll
     for (int level = 0; (1 << level) < U * V; ++level) {
 #pragma unroll
       for (int j = 0; j < U * V; j += 2 << level) part[j] = combine_in_order(op, part[j], part[j + (1 << level)]);
+    }
+    if constexpr (pairs_with_index<F>) {  // the place in the step back to the element's index
+      const auto place = static_cast<std::size_t>(part[0].index);
+      part[0].index = std::int64_t(head + (t + place / V * stride) * V + place % V);
     }
     add(part[0]);
   }

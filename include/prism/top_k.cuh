@@ -15,6 +15,9 @@
 //                elements better than it and those equal to it, and one to write the chosen ones
 //                in index order; then a radix sort of only k. AIR top-k (SC'23) goes further: its
 //                later passes read a buffer of the candidates left rather than x (lesson.cuh).
+//                For k up to warp_select_max_k (128), one read: each warp keeps its best k in a
+//                queue (<prism/primitives/warp_select.cuh>), and a few small launches keep the
+//                best k of the warps' (fused_select).
 //   cub          cub::DeviceTopK, AIR top-k itself, on the pairs (rank, ~position) made on the fly
 //                by an iterator: a pair per element, so the k chosen are exactly the documented
 //                ones (CUB's own ties are unspecified); its output is unordered, so the k are then
@@ -26,6 +29,8 @@
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/onesweep.cuh>
 #include <prism/primitives/radix_order.cuh>
+#include <prism/primitives/vector_access.cuh>
+#include <prism/primitives/warp_select.cuh>
 #include <prism/scratch.hpp>
 #include <prism/segmented_sort.hpp>
 #include <prism/segments.cuh>
@@ -307,6 +312,144 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
                              radix::bits_order<U>{rank.kind, rank.largest});
 }
 
+// ---- raw for small k: one read of x (fused select) -----------------------------------------------
+
+inline constexpr unsigned fused_threads = 256;  // 8 warps, a queue each
+inline constexpr int fused_in_flight = 4;       // 16-byte vectors a lane loads at once
+
+// Level 0: each warp's best k of the elements it reads (<prism/primitives/warp_select.cuh>), into
+// its k slots of the candidates. Warps take 32 x fused_in_flight vectors at a time, grid-strided;
+// a step none of whose elements beats the warp's k-th best so far costs one vote.
+template <class U>
+__global__ void __launch_bounds__(fused_threads)
+    fused_select_kernel(const U* x, std::size_t n, std::size_t head, top_k_rank<U> rank, unsigned k, U* out_ranks,
+                        std::uint64_t* out_positions) {
+  constexpr int V = 16 / sizeof(U);
+  extern __shared__ std::uint64_t queue_memory[];
+  const unsigned lane = threadIdx.x % 32;
+  warp_queue<U> queue(reinterpret_cast<unsigned char*>(queue_memory) + threadIdx.x / 32 * warp_queue<U>::bytes(k), k);
+  const std::size_t warp = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const std::size_t warps = std::size_t{gridDim.x} * blockDim.x / 32;
+  const std::size_t vectors = (n - head) / V;
+  constexpr std::size_t step = 32 * fused_in_flight;
+  for (std::size_t base = warp * step; base < vectors; base += warps * step) {
+    vector_of<U, V> v[fused_in_flight] = {};
+#pragma unroll
+    for (int u = 0; u < fused_in_flight; ++u) {
+      const std::size_t t = base + u * 32 + lane;
+      if (t < vectors) v[u] = load_vector<V>(x + head + t * V);
+    }
+    const auto position = [&](int u, int e) { return head + (base + u * 32 + lane) * V + e; };
+    const auto valid = [&](int u) { return base + u * 32 + lane < vectors; };
+    // Bit u V + e: element e of vector u beats the limit (the value itself is not needed again:
+    // its rank replaces it).
+    unsigned entering = 0;
+#pragma unroll
+    for (int u = 0; u < fused_in_flight; ++u) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        v[u].element[e] = rank(v[u].element[e]);
+        if (valid(u) && queue.beats_limit(v[u].element[e], position(u, e))) entering |= 1u << (u * V + e);
+      }
+    }
+    // The rare case, out of the loop's way: one candidate per lane per round, lowest bit first.
+    while (__any_sync(~0u, entering != 0)) {
+      const int pick = entering != 0 ? __ffs(entering) - 1 : 0;
+      U r = 0;
+#pragma unroll
+      for (int j = 0; j < fused_in_flight * V; ++j) r = j == pick ? v[j / V].element[j % V] : r;
+      queue.offer(entering != 0, r, position(pick / V, pick % V));
+      entering &= entering - 1;
+    }
+  }
+  // The elements outside the vectors (before the first aligned one, after the last whole one;
+  // fewer than 2V): warp 0's.
+  if (warp == 0) {
+    const std::size_t tail = head + vectors * V;
+    const bool valid = lane < head + (n - tail);
+    const std::size_t i = lane < head ? lane : tail + (lane - head);
+    queue.offer(valid, valid ? rank(x[i]) : U(0), i);
+  }
+  queue.write(out_ranks + warp * k, out_positions + warp * k);
+}
+
+// A later level: warp w's best k of candidates [w per_warp, (w + 1) per_warp) of the level before.
+template <class U>
+__global__ void __launch_bounds__(fused_threads)
+    fused_merge_kernel(const U* ranks, const std::uint64_t* positions, std::size_t count, std::size_t per_warp,
+                       std::size_t warps, unsigned k, U* out_ranks, std::uint64_t* out_positions) {
+  extern __shared__ std::uint64_t queue_memory[];
+  const std::size_t warp = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  if (warp >= warps) return;  // the whole warp
+  warp_queue<U> queue(reinterpret_cast<unsigned char*>(queue_memory) + threadIdx.x / 32 * warp_queue<U>::bytes(k), k);
+  const std::size_t first = warp * per_warp, last = cuda::std::min(first + per_warp, count);
+  for (std::size_t base = first; base < last; base += 32) {
+    const std::size_t i = base + threadIdx.x % 32;
+    const bool valid = i < last;
+    queue.offer(valid, valid ? ranks[i] : U(0), valid ? positions[i] : 0);
+  }
+  queue.write(out_ranks + warp * k, out_positions + warp * k);
+}
+
+// The final list's positions into the outputs.
+template <class U, class I>
+struct take_positions {
+  const U* x;
+  const std::uint64_t* positions;
+  U* values;
+  I* indices;
+  __device__ void operator()(std::size_t j) const {
+    const std::uint64_t p = positions[j];
+    values[j] = x[p];
+    indices[j] = static_cast<I>(p);
+  }
+};
+
+// k <= warp_select_max_k. Level 0 leaves k candidates per warp of a full GPU; each later level
+// keeps the best k of every per_warp of them, until one warp's k remain, best first.
+template <class U, class I>
+void fused_select(const char* algorithm, const execution_policy& policy, const U* x, std::size_t n, std::size_t k,
+                  U* values, I* indices, top_k_rank<U> rank) {
+  constexpr int V = 16 / sizeof(U);
+  constexpr unsigned warps_per_block = fused_threads / 32;
+  const cudaStream_t stream = policy.stream();
+  const auto kk = static_cast<unsigned>(k);
+  const std::size_t shared = warps_per_block * warp_queue<U>::bytes(kk);
+  int blocks_per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fused_select_kernel<U>, fused_threads, shared),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
+  const std::size_t head = vector_aligned_head<V>(n, x);
+  const std::size_t steps = ((n - head) / V + 32 * fused_in_flight - 1) / (32 * fused_in_flight);
+  const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(
+      (steps + warps_per_block - 1) / warps_per_block, 1,
+      std::size_t(multiprocessor_count()) * static_cast<std::size_t>(std::max(blocks_per_sm, 1))));
+  std::size_t count = std::size_t{blocks} * warps_per_block * k;  // candidates of level 0
+  const std::size_t side = round256(count * sizeof(std::uint64_t)) + round256(count * sizeof(U));
+  const scratch lease = acquire_scratch(2 * side, with_explicit_stream(policy), algorithm);
+  auto* memory = static_cast<unsigned char*>(lease.device());
+  U* ranks[2];
+  std::uint64_t* positions[2];
+  for (int b = 0; b < 2; ++b) {
+    positions[b] = reinterpret_cast<std::uint64_t*>(memory + b * side);
+    ranks[b] = reinterpret_cast<U*>(memory + b * side + round256(count * sizeof(std::uint64_t)));
+  }
+  launch_shared(algorithm, "fused_select_kernel", fused_select_kernel<U>, blocks, fused_threads, shared, stream, x, n,
+                std::min(head, n), rank, kk, ranks[0], positions[0]);
+  const std::size_t per_warp = std::max<std::size_t>(1024, 16 * k);
+  int at = 0;
+  while (count > k) {
+    const std::size_t warps = (count + per_warp - 1) / per_warp;
+    launch_shared(algorithm, "fused_merge_kernel", fused_merge_kernel<U>,
+                  static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block), fused_threads, shared,
+                  stream, static_cast<const U*>(ranks[at]), static_cast<const std::uint64_t*>(positions[at]), count,
+                  per_warp, warps, kk, ranks[at ^ 1], positions[at ^ 1]);
+    count = warps * k;
+    at ^= 1;
+  }
+  launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_positions<U, I>>, stride_blocks(k),
+         block_size, stream, take_positions<U, I>{x, positions[at], values, indices}, k);
+}
+
 // ---- cub: DeviceTopK on (rank, ~position) pairs ---------------------------------------------------
 
 template <class U>
@@ -374,9 +517,12 @@ void cub_top_k(const char* algorithm, const execution_policy& policy, const U* x
 }
 
 // Rows of row_length of x (the plain form: one row of all of x), k best of each.
+// `stage` is the lesson's: raw's selection (radix_select for any k, or for k up to
+// warp_select_max_k the fused one).
 template <class U, class I>
 void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x, std::size_t row_length,
-                 std::size_t k, span<U> values, span<I> indices, bool largest) {
+                 std::size_t k, span<U> values, span<I> indices, bool largest,
+                 top_k_stage stage = top_k_stage::fused_select) {
   const char* algorithm = "top_k";
   const std::size_t n = x.size();
   if (row_length == 0 && n != 0) refuse_top_k("a row length of 0 for " + std::to_string(n) + " elements");
@@ -424,8 +570,10 @@ void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x,
                    },
                .raw =
                    [&] {
+                     const bool fused = stage == top_k_stage::fused_select && k <= warp_select_max_k;
                      each_row([&](const U* row, U* out, I* out_idx) {
-                       radix_select(algorithm, policy, row, row_length, k, out, out_idx, rank);
+                       if (fused) fused_select(algorithm, policy, row, row_length, k, out, out_idx, rank);
+                       else radix_select(algorithm, policy, row, row_length, k, out, out_idx, rank);
                      });
                    },
                .cub =

@@ -47,7 +47,11 @@
 //           most significant first, over the elements whose higher digits match the k-th value's,
 //           so after the passes the k-th value and how many of its ties to take are known; then one
 //           filtering pass writes the chosen elements in index order, and a stable radix sort of
-//           those k puts them best first. The lesson: algorithms/top_k/lesson.cuh
+//           those k puts them best first. For k up to 128, one read of x instead: each warp
+//           keeps its best k so far in shared memory and lets through only what beats its k-th
+//           (a queue, merged 32 at a time), and a few small launches keep the best k of the
+//           warps' (input already sorted towards the best is its slow case: every element enters
+//           a queue). The lesson: algorithms/top_k/lesson.cuh
 //           (prism::top_k(top_k_stage, policy, x, k, values, indices)).
 //   cub     cub::DeviceTopK (AIR top-k) over (sort key, complemented position) pairs, so that the
 //           k it chooses are exactly the documented ones whatever order its ties would take; its
@@ -87,11 +91,13 @@ concept top_k_index = std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::
 // algorithms/top_k/lesson.cuh says what each stage changes and what it costs.
 enum class top_k_stage {
   sort_then_take,  // 1: thrust: every element's rank and position sorted, the first k taken
-  radix_select,    // 2: raw: the k-th rank found digit by digit, the k filtered, then only k sorted
+  radix_select,    // 2: the k-th rank found digit by digit, the k filtered, then only k sorted
+  fused_select,    // 3: raw: for k <= 128 one read, each warp's best k in a queue (radix_select past it)
 };
-inline constexpr top_k_stage top_k_lesson[] = {top_k_stage::sort_then_take, top_k_stage::radix_select};
+inline constexpr top_k_stage top_k_lesson[] = {top_k_stage::sort_then_take, top_k_stage::radix_select,
+                                               top_k_stage::fused_select};
 constexpr std::string_view name(top_k_stage stage) noexcept {
-  constexpr std::string_view names[] = {"sort_then_take", "radix_select"};
+  constexpr std::string_view names[] = {"sort_then_take", "radix_select", "fused_select"};
   return names[static_cast<int>(stage)];
 }
 
