@@ -95,7 +95,7 @@ class warp_queue {
     const std::uint64_t* from_position = positions_ + current_ * k_;
     U* to_rank = ranks_ + (current_ ^ 1) * k_;
     std::uint64_t* to_position = positions_ + (current_ ^ 1) * k_;
-    const unsigned total = min(k_, held_ + buffered_);
+    const unsigned total = held_ + buffered_ < k_ ? held_ + buffered_ : k_;
     if (lane() < buffered_) {
       const U r = ranks_[2 * k_ + lane()];
       const std::uint64_t p = positions_[2 * k_ + lane()];
@@ -113,7 +113,7 @@ class warp_queue {
       }
     }
 #pragma unroll 1
-    for (unsigned j = lane(); j < min(held_, total); j += 32) {  // a list candidate only moves back
+    for (unsigned j = lane(); j < held_ && j < total; j += 32) {  // a list candidate only moves back
       const U r = from_rank[j];
       const std::uint64_t p = from_position[j];
       const unsigned place = j + buffered_before(r, p);
