@@ -85,20 +85,6 @@ struct key_order {
   __host__ __device__ bool operator()(B x, B y) const { return ordinal(x) < ordinal(y); }
 };
 
-// What the sequential merge compares: for key_order each key's ordinal, made once as the key is
-// read, so that a comparison is one integer < instead of two ordinals; for any other comparator
-// the element itself.
-template <class T, class Comp>
-struct merge_compared {
-  static __device__ T key(const Comp&, const T& x) { return x; }
-  static __device__ bool less(const Comp& comp, const T& x, const T& y) { return comp(x, y); }
-};
-template <class B>
-struct merge_compared<B, key_order<B>> {
-  static __device__ B key(const key_order<B>& order, B x) { return order.ordinal(x); }
-  static __device__ bool less(const key_order<B>&, B x, B y) { return x < y; }
-};
-
 // ---- the tile: block_size threads x merge_items elements (<prism/primitives/merge_path.cuh>) -----
 
 // The widest element raw takes: a tile of one element per thread of 64 bytes is 16 KiB.
@@ -175,23 +161,19 @@ __global__ void __launch_bounds__(block_size)
   // The sequential merge holds the next a and the next b in registers and reads one element of
   // shared memory per output (the one that replaces the element taken), not two. A finished side's
   // read is clamped into the tile and never taken.
-  using keys_of = merge_compared<T, Comp>;
   const unsigned last = count - 1;
   T next_a = s[cuda::std::min(i, last)], next_b = s[cuda::std::min(j, last)];
-  auto key_a = keys_of::key(comp, next_a), key_b = keys_of::key(comp, next_b);
   T merged[vt];
   unsigned from[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const bool take_a = i < r.an && (j >= count || !keys_of::less(comp, key_b, key_a));
+    const bool take_a = i < r.an && (j >= count || !comp(next_b, next_a));
     merged[k] = take_a ? next_a : next_b;
     from[k] = take_a ? i++ : j++;
     if (take_a) {
       next_a = s[cuda::std::min(i, last)];
-      key_a = keys_of::key(comp, next_a);
     } else {
       next_b = s[cuda::std::min(j, last)];
-      key_b = keys_of::key(comp, next_b);
     }
   }
   __syncthreads();
