@@ -198,6 +198,12 @@ stage_sanitize() {
       # the distributed binaries are checked for memory errors without the API-error report.
       local api=all
       [[ ${binary##*/} = test_distributed* ]] && api=no
+      # racecheck leaves CUB's kernels out (their mangled names begin _ZN3cub) where a test runs
+      # them anyway (the conformance kit loops over every implementation): it reports hazards in
+      # cub::DeviceTransform's bulk-copy kernel, whose shared memory is filled by the copy engine
+      # and waited for on an mbarrier, a handoff racecheck does not follow (2026-12-04).
+      local exclude=()
+      [ $tool = racecheck ] && exclude=(--kernel-name-exclude kns=_ZN3cub)
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
@@ -205,7 +211,7 @@ stage_sanitize() {
         (
           PRISM_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard timeout "$limit" \
             compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 --report-api-errors $api \
-            "$binary" --gtest_filter="$filter" >"$log" 2>&1
+            ${exclude[@]+"${exclude[@]}"} "$binary" --gtest_filter="$filter" >"$log" 2>&1
           echo $? >"$log.status"
         ) &
       done
