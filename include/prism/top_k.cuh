@@ -32,7 +32,7 @@
 #include <prism/primitives/vector_access.cuh>
 #include <prism/primitives/warp_select.cuh>
 #include <prism/scratch.hpp>
-#include <prism/segmented_sort.hpp>
+#include <prism/segmented_sort.cuh>
 #include <prism/segments.cuh>
 #include <prism/top_k.hpp>
 
@@ -639,20 +639,20 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
     refuse_top_k(std::to_string(n) + " elements are more than int32 indices can number; use int64");
   }
   const std::size_t slots = segments * k;
-  const execution_policy& outer = policy;
   const cudaStream_t stream = policy.stream();
-  // The ranks and positions sorted within their segments by the segmented sort of `which`, in place.
-  const auto sort_pairs = [&](impl which, U* ranks, std::uint64_t* positions) {
-    segmented_sort_pairs<U, std::uint64_t>(outer.with(which), span<const U>(ranks, n),
-                                           span<const std::uint64_t>(positions, n), list, span<U>(ranks, n),
-                                           span<std::uint64_t>(positions, n), sort_order::ascending);
-  };
-  // Without elements every slot is padding: nothing to rank or sort.
-  const auto on_thrust = [&](const auto& p, impl which, U* ranks, std::uint64_t* positions) {
-    if (n > 0) {
+  // The ranks and positions are sorted within their segments, in place, by the segmented sort's
+  // implementations themselves (<prism/segmented_sort.cuh>), not through its public call: the
+  // checks are this call's, and the pairs are memory of this call's own, which a stream capturing
+  // a graph has not made yet (a public call would refuse it as not device memory).
+  namespace sorting = segmented_sorting;
+  const radix::key_kind ranks_kind = radix::key_kind::unsigned_integer;
+  const bool sorted = n > 0 && seg.segments > 0;  // without elements every slot is padding
+  const auto on_thrust = [&](const auto& p, U* ranks, std::uint64_t* positions) {
+    if (sorted) {
       thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), n,
                          rank_and_position<U>{x.data(), ranks, positions, {radix_kind(kind), largest}});
-      sort_pairs(which, ranks, positions);
+      sorting::two_pass_sort(p, algorithm, policy, seg, sorting::ordered_key<U>{ranks_kind, false}, ranks, ranks,
+                             positions, positions, stream);
     }
     thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), slots,
                        take_segment_best<U, I>{seg, k, x.data(), positions, values.data(), indices.data()});
@@ -666,10 +666,14 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
   };
   const auto on_gpu = [&](impl which) {
     with_device_pairs([&](U* r, std::uint64_t* q) {
-      if (n > 0) {
+      if (sorted) {
         launch(algorithm, "for_each_index_kernel", for_each_index_kernel<rank_and_position<U>>, stride_blocks(n),
                block_size, stream, rank_and_position<U>{x.data(), r, q, {radix_kind(kind), largest}}, n);
-        sort_pairs(which, r, q);
+        if (which == impl::raw) {
+          sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<U>{ranks_kind, false}, r, r, q, q);
+        } else {
+          sorting::cub_segmented_sort(algorithm, policy, seg, sorting::ordered_key<U>{ranks_kind, false}, r, r, q, q);
+        }
       }
       launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_segment_best<U, I>>, stride_blocks(slots),
              block_size, stream, take_segment_best<U, I>{seg, k, x.data(), q, values.data(), indices.data()}, slots);
@@ -688,11 +692,11 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
                      check_segment_offsets(algorithm, seg);
                      std::vector<U> ranks(n);
                      std::vector<std::uint64_t> positions(n);  // n may be 0: take_segment_best reads none
-                     on_thrust(p, impl::cpu, ranks.data(), positions.data());
+                     on_thrust(p, ranks.data(), positions.data());
                    },
                .thrust =
                    [&](const auto& p) {
-                     with_device_pairs([&](U* r, std::uint64_t* q) { on_thrust(p, impl::thrust, r, q); });
+                     with_device_pairs([&](U* r, std::uint64_t* q) { on_thrust(p, r, q); });
                    },
                .raw = [&] { on_gpu(impl::raw); },
                .cub = [&] { on_gpu(impl::cub); },
