@@ -14,7 +14,7 @@
 //    elements and int32 positions, 4 passes of 2 x (4 + 4) bytes per element, 64 bytes, 16 times
 //    the 4 a selection must read, to order the n - k elements nobody asked about.
 //
-// 2. radix_select (raw; AIR top-k, Zhang et al., SC'23). Order only what is asked. The k-th best
+// 2. radix_select (raw past k = 128; AIR top-k, Zhang et al., SC'23). Order only what is asked. The k-th best
 //    rank is found one 8-bit digit at a time, most significant first: pass p histograms digit p of
 //    the elements whose higher digits are the k-th rank's so far (a block-private histogram in
 //    shared memory, added into one global one), and one thread walks the 256 counts to the bucket
