@@ -42,4 +42,5 @@
 #include <prism/span.hpp>
 #include <prism/top_k.cuh>
 #include <prism/top_k.hpp>
+#include <prism/top_k_select.cuh>
 #include <prism/transform.cuh>

@@ -341,6 +341,21 @@ TEST_P(TopK, Segments) {
   check_top_k_segments<float, std::int64_t, std::int32_t>(which, {10, 20}, 0, 0, true);  // k = 0
 }
 
+// Many segments, as many as raw reads a block each (k up to 128): lengths from 0 to past a block's
+// 256 threads, a few long ones; k on both sides of 128; and many rows of top_k_rows.
+TEST_P(TopK, ManySegments) {
+  const impl which = GetParam();
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  std::vector<std::size_t> sizes(600);
+  for (std::size_t s = 0; s < sizes.size(); ++s) sizes[s] = s % 97 == 0 ? large(20000) + s : mix(s) % 700;
+  for (std::size_t k : {std::size_t{1}, std::size_t{8}, std::size_t{128}, std::size_t{129}}) {
+    for (bool largest : {true, false}) check_top_k_segments<float, std::int32_t, std::int32_t>(which, sizes, 5, k, largest);
+  }
+  check_top_k_segments<std::uint64_t, std::int64_t, std::int64_t>(which, sizes, 0, 31, true);
+  check_top_k_segments<std::int32_t, std::int64_t, std::int32_t>(which, sizes, 0, 100, false);
+  for (std::size_t k : {std::size_t{1}, std::size_t{37}}) check_top_k<double, std::int32_t>(which, 300 * 333, 333, k, true);
+}
+
 // fixed_segments: the rows of a matrix, the same answer as top_k_rows.
 TEST_P(TopK, SegmentsOfAFixedSize) {
   const impl which = GetParam();

@@ -56,10 +56,13 @@
 //   cub     cub::DeviceTopK (AIR top-k) over (sort key, complemented position) pairs, so that the
 //           k it chooses are exactly the documented ones whatever order its ties would take; its
 //           unordered k are then sorted (by position, then stably by key) into the same bits.
-//   top_k_segments, in every implementation: sort then take. Every element's rank and position
-//           sorted within its segment by prism::segmented_sort_by_key in the same implementation
-//           (two arrays of n: the device's stream-ordered pool, host vectors for cpu), then the
-//           first k of each segment taken.
+//   top_k_segments: sort then take. Every element's rank and position sorted within its segment
+//           by the segmented sort of the same implementation (two arrays of n: the device's
+//           stream-ordered pool, host vectors for cpu), then the first k of each segment taken.
+//           raw, for k up to 128 and at least as many segments as the GPU has multiprocessors,
+//           reads each segment once instead: a block per segment, a queue of the best k per warp,
+//           then one over the warps' (top_k_rows' raw does the same for as many rows). Its slow
+//           case: one very long segment among many (a block reads it alone).
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/key_kind.hpp>
