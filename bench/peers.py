@@ -30,6 +30,7 @@ samples' bytes read once) beside the histogram suite:
   argsort torch.argsort(x)                        cupy.argsort(x)  (float)
   top_k_k1, top_k_k100, top_k_k10000  torch.topk(x, k, sorted=True, out=(v, i))  (float; no CuPy
           equivalent; x read once: 4 bytes per element, as bench/top_k.cu counts; NaN-free input)
+  top_k_segments_seg1024_k8  torch.topk of the rows of 1,024, k = 8, dim=-1 (bytes as bench/top_k.cu's)
   segmented_sort_seg128, _seg65536 (beside bench/segmented_sort.cu; float, rows of 128 or 2^16
           torch.sort(x, dim=-1, out=(v, i))       cupy.sort(x, axis=-1)      keys of a matrix;
                                                                              bytes: keys read and
@@ -279,6 +280,14 @@ def torch_operations(torch, arrays):
             return lambda: torch.topk(x, m, sorted=True, out=(v, i))
         return make
 
+    # The 8 best of each row of 1,024: bench/top_k.cu's top_k_segments_seg1024_k8 rows.
+    def topk_rows(n):
+        if n < 1024:
+            return None
+        x = keys["float"][:n].view(-1, 1024)
+        v, i = sorted_keys["float"][: n // 128].view(-1, 8), positions[: n // 128].view(-1, 8)
+        return lambda: torch.topk(x, 8, dim=-1, sorted=True, out=(v, i))
+
     def sort_rows(segment):
         def make(n):
             if n < max(segment, SEGMENTED_SMALLEST):
@@ -298,6 +307,7 @@ def torch_operations(torch, arrays):
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
         [(f"top_k_k{k}", "float", 4, 0, topk(k)) for k in (1, 100, 10000)] + \
+        [("top_k_segments_seg1024_k8", "float", 4, 8 * 8 / 1024, topk_rows)] + \
         [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
         [(f"histogram_{shape}", "float", 4, 0, histc(shape)) for shape in samples]
 
@@ -379,6 +389,14 @@ def cupy_operations(cupy, arrays):
     def argsort(n):
         x = keys["float"][:n]
         return lambda: cupy.argsort(x)
+
+    # The 8 best of each row of 1,024: bench/top_k.cu's top_k_segments_seg1024_k8 rows.
+    def topk_rows(n):
+        if n < 1024:
+            return None
+        x = keys["float"][:n].view(-1, 1024)
+        v, i = sorted_keys["float"][: n // 128].view(-1, 8), positions[: n // 128].view(-1, 8)
+        return lambda: torch.topk(x, 8, dim=-1, sorted=True, out=(v, i))
 
     def sort_rows(segment):
         def make(n):
