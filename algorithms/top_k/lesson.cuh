@@ -32,8 +32,8 @@
 //    comparison and a vote; one that does goes to a buffer of 32, merged into the list when full
 //    (each candidate placed by counting those before it in the other list: no sort). Past the
 //    first few hundred elements a warp sees, almost nothing beats its k-th best, so the pass runs
-//    at the speed of the read. The warps' k-lists are then cut down to one by the same queue, a
-//    few launches over a few hundred thousand candidates. The best k of a union is among the best
+//    at the speed of the read. A block's warps' lists go through one more queue into the block's
+//    best k, and the blocks' lists are cut down the same way, a launch or two. The best k of a union is among the best
 //    k of its parts, and (rank, position) is a total order, so the answer is stage 1's bit for
 //    bit. Its slow case is input ordered towards the best (every element beats the limit).
 //

@@ -8,7 +8,7 @@
 //                   count and one to write the chosen in index order, then a radix sort of k.
 //   fused_select    k up to warp_select_max_k (128): one read of x, each warp's best k kept in a
 //                   queue (<prism/primitives/warp_select.cuh>), then a few small launches keep the
-//                   best k of the warps'.
+//                   best k of the blocks' (each block's warps' lists through one more queue).
 //   segment_select  the same queues for many segments at once (top_k_segments, top_k_rows): a
 //                   block per segment, its warps' queues over strided shares of it, then one queue
 //                   over the warps' lists.
@@ -261,9 +261,24 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
 inline constexpr unsigned fused_threads = 256;  // 8 warps, a queue each
 inline constexpr int fused_in_flight = 4;       // 16-byte vectors a lane loads at once
 
-// Level 0: each warp's best k of the elements it reads (<prism/primitives/warp_select.cuh>), into
-// its k slots of the candidates. Warps take 32 x fused_in_flight vectors at a time, grid-strided;
-// a step none of whose elements beats the warp's k-th best so far costs one vote.
+template <class U>
+using block_of_queues = block_queues<U, fused_threads / 32>;
+
+// The block's best k (warp 0, after block_of_queues::best) into slots [slot k, slot k + k).
+template <class U>
+__device__ void write_block_best(void* memory, unsigned k, std::size_t slot, U* out_ranks,
+                                 std::uint64_t* out_positions) {
+  if (threadIdx.x >= 32) return;
+  for (unsigned j = threadIdx.x; j < k; j += 32) {
+    out_ranks[slot * k + j] = block_of_queues<U>::best_ranks(memory, k)[j];
+    out_positions[slot * k + j] = block_of_queues<U>::best_positions(memory, k)[j];
+  }
+}
+
+// Level 0: each block's best k of the elements its warps read (a queue each,
+// <prism/primitives/warp_select.cuh>, then one over the warps' lists), into its k slots of the
+// candidates. Warps take 32 x fused_in_flight vectors at a time, grid-strided; a step none of
+// whose elements beats the warp's k-th best so far costs one vote.
 template <class U>
 __global__ void __launch_bounds__(fused_threads)
     fused_select_kernel(const U* x, std::size_t n, std::size_t head, top_k_rank<U> rank, unsigned k, U* out_ranks,
@@ -271,7 +286,7 @@ __global__ void __launch_bounds__(fused_threads)
   constexpr int V = 16 / sizeof(U);
   extern __shared__ std::uint64_t queue_memory[];
   const unsigned lane = threadIdx.x % 32;
-  warp_queue<U> queue(reinterpret_cast<unsigned char*>(queue_memory) + threadIdx.x / 32 * warp_queue<U>::bytes(k), k);
+  warp_queue<U> queue(block_of_queues<U>::region(queue_memory, threadIdx.x / 32, k), k);
   const std::size_t warp = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const std::size_t warps = std::size_t{gridDim.x} * blockDim.x / 32;
   const std::size_t vectors = (n - head) / V;
@@ -314,25 +329,26 @@ __global__ void __launch_bounds__(fused_threads)
     const std::size_t i = lane < head ? lane : tail + (lane - head);
     queue.offer(valid, valid ? rank(x[i]) : U(0), i);
   }
-  queue.write(out_ranks + warp * k, out_positions + warp * k);
+  block_of_queues<U>::best(queue, queue_memory, k);
+  write_block_best(queue_memory, k, blockIdx.x, out_ranks, out_positions);
 }
 
-// A later level: warp w's best k of candidates [w per_warp, (w + 1) per_warp) of the level before.
+// A later level: block b's best k of candidates [b per_block, (b + 1) per_block) of the level
+// before, its warps taking 32 of them in turn.
 template <class U>
 __global__ void __launch_bounds__(fused_threads)
-    fused_merge_kernel(const U* ranks, const std::uint64_t* positions, std::size_t count, std::size_t per_warp,
-                       std::size_t warps, unsigned k, U* out_ranks, std::uint64_t* out_positions) {
+    fused_merge_kernel(const U* ranks, const std::uint64_t* positions, std::size_t count, std::size_t per_block,
+                       unsigned k, U* out_ranks, std::uint64_t* out_positions) {
   extern __shared__ std::uint64_t queue_memory[];
-  const std::size_t warp = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-  if (warp >= warps) return;  // the whole warp
-  warp_queue<U> queue(reinterpret_cast<unsigned char*>(queue_memory) + threadIdx.x / 32 * warp_queue<U>::bytes(k), k);
-  const std::size_t first = warp * per_warp, last = cuda::std::min(first + per_warp, count);
-  for (std::size_t base = first; base < last; base += 32) {
+  warp_queue<U> queue(block_of_queues<U>::region(queue_memory, threadIdx.x / 32, k), k);
+  const std::size_t first = blockIdx.x * per_block, last = cuda::std::min(first + per_block, count);
+  for (std::size_t base = first + threadIdx.x / 32 * 32; base < last; base += fused_threads) {
     const std::size_t i = base + threadIdx.x % 32;
     const bool valid = i < last;
     queue.offer(valid, valid ? ranks[i] : U(0), valid ? positions[i] : 0);
   }
-  queue.write(out_ranks + warp * k, out_positions + warp * k);
+  block_of_queues<U>::best(queue, queue_memory, k);
+  write_block_best(queue_memory, k, blockIdx.x, out_ranks, out_positions);
 }
 
 // The final list's positions into the outputs.
@@ -349,8 +365,8 @@ struct take_positions {
   }
 };
 
-// k <= warp_select_max_k. Level 0 leaves k candidates per warp of a full GPU; each later level
-// keeps the best k of every per_warp of them, until one warp's k remain, best first.
+// k <= warp_select_max_k. Level 0 leaves k candidates per block of a full GPU; each later level
+// keeps the best k of every per_block of them, until one block's k remain, best first.
 template <class U, class I>
 void fused_select(const char* algorithm, const execution_policy& policy, const U* x, std::size_t n, std::size_t k,
                   U* values, I* indices, top_k_rank<U> rank) {
@@ -358,7 +374,7 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
   constexpr unsigned warps_per_block = fused_threads / 32;
   const cudaStream_t stream = policy.stream();
   const auto kk = static_cast<unsigned>(k);
-  const std::size_t shared = warps_per_block * warp_queue<U>::bytes(kk);
+  const std::size_t shared = block_of_queues<U>::block_bytes(kk);
   int blocks_per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fused_select_kernel<U>, fused_threads, shared),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
@@ -367,7 +383,7 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
   const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(
       (steps + warps_per_block - 1) / warps_per_block, 1,
       std::size_t(multiprocessor_count()) * static_cast<std::size_t>(std::max(blocks_per_sm, 1))));
-  std::size_t count = std::size_t{blocks} * warps_per_block * k;  // candidates of level 0
+  std::size_t count = std::size_t{blocks} * k;  // candidates of level 0
   const std::size_t side = round256(count * sizeof(std::uint64_t)) + round256(count * sizeof(U));
   const scratch lease = acquire_scratch(2 * side, with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());
@@ -379,15 +395,15 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
   }
   launch_shared(algorithm, "fused_select_kernel", fused_select_kernel<U>, blocks, fused_threads, shared, stream, x, n,
                 std::min(head, n), rank, kk, ranks[0], positions[0]);
-  const std::size_t per_warp = std::max<std::size_t>(1024, 16 * k);
+  const std::size_t per_block = 8192;  // at least 8 lists of k (<= 128) per warp
   int at = 0;
   while (count > k) {
-    const std::size_t warps = (count + per_warp - 1) / per_warp;
-    launch_shared(algorithm, "fused_merge_kernel", fused_merge_kernel<U>,
-                  static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block), fused_threads, shared,
-                  stream, static_cast<const U*>(ranks[at]), static_cast<const std::uint64_t*>(positions[at]), count,
-                  per_warp, warps, kk, ranks[at ^ 1], positions[at ^ 1]);
-    count = warps * k;
+    const std::size_t merging = (count + per_block - 1) / per_block;
+    launch_shared(algorithm, "fused_merge_kernel", fused_merge_kernel<U>, static_cast<unsigned>(merging),
+                  fused_threads, shared, stream, static_cast<const U*>(ranks[at]),
+                  static_cast<const std::uint64_t*>(positions[at]), count, per_block, kk, ranks[at ^ 1],
+                  positions[at ^ 1]);
+    count = merging * k;
     at ^= 1;
   }
   launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_positions<U, I>>, stride_blocks(k),
@@ -396,54 +412,28 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
 
 // ---- many segments at once: a block per segment (segment_select) ----------------------------------
 
-// The queue memory of a segment_select block: one queue per warp, and one more for the warps' lists.
-template <class U>
-std::size_t segment_select_shared(unsigned k) {
-  return (fused_threads / 32 + 1) * warp_queue<U>::bytes(k);
-}
-
 // Segment s (grid-strided over the segments) by block s: warp w's queue over elements w 32 + lane,
-// (w + 8) 32 + lane, ... of it; each warp's best k written over the start of its own queue's memory
-// (`warp_queue::write` reads a list at or past where it writes), then warp 0's queue over those
-// lists. Slot s k + j: the j-th best (position within the segment), or, past a short segment's
-// end, the padding (index -1, value 0).
+// (w + 8) 32 + lane, ... of it, then the block's best k (block_queues). Slot s k + j: the j-th best
+// (position within the segment), or, past a short segment's end, the padding (index -1, value 0).
 template <class U, class I>
 __global__ void __launch_bounds__(fused_threads)
     segment_select_kernel(const U* x, segment_bounds seg, top_k_rank<U> rank, unsigned k, U* values, I* indices) {
   extern __shared__ std::uint64_t queue_memory[];
-  constexpr unsigned warps = fused_threads / 32;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  auto* memory = reinterpret_cast<unsigned char*>(queue_memory);
-  const std::size_t bytes = warp_queue<U>::bytes(k);
-  // Where warp w's list lands: its queue's first k positions and first k ranks.
-  const auto positions_of = [&](unsigned w) { return reinterpret_cast<std::uint64_t*>(memory + w * bytes); };
-  const auto ranks_of = [&](unsigned w) { return reinterpret_cast<U*>(positions_of(w) + 2 * k + 32); };
   for (std::int64_t s = blockIdx.x; s < seg.segments; s += gridDim.x) {
     const std::int64_t begin = seg.begin(s);
     const auto m = static_cast<std::size_t>(seg.end(s) - begin);
-    {
-      warp_queue<U> queue(memory + warp * bytes, k);
-      for (std::size_t base = std::size_t{warp} * 32; base < m; base += warps * 32) {
-        const std::size_t i = base + lane;
-        const bool valid = i < m;
-        queue.offer(valid, valid ? rank(x[begin + i]) : U(0), i);
-      }
-      queue.write(ranks_of(warp), positions_of(warp));
+    warp_queue<U> queue(block_of_queues<U>::region(queue_memory, warp, k), k);
+    for (std::size_t base = std::size_t{warp} * 32; base < m; base += fused_threads) {
+      const std::size_t i = base + lane;
+      const bool valid = i < m;
+      queue.offer(valid, valid ? rank(x[begin + i]) : U(0), i);
     }
-    __syncthreads();
+    block_of_queues<U>::best(queue, queue_memory, k);
     if (warp == 0) {
-      warp_queue<U> queue(memory + warps * bytes, k);
-      for (unsigned w = 0; w < warps; ++w) {
-        for (unsigned j0 = 0; j0 < k; j0 += 32) {
-          const unsigned j = j0 + lane;
-          const bool valid = j < k;
-          queue.offer(valid, valid ? ranks_of(w)[j] : U(0), valid ? positions_of(w)[j] : 0);
-        }
-      }
-      queue.write(ranks_of(warps), positions_of(warps));
-      __syncwarp();
+      const std::uint64_t* best = block_of_queues<U>::best_positions(queue_memory, k);
       for (unsigned j = lane; j < k; j += 32) {
-        const std::uint64_t p = positions_of(warps)[j];
+        const std::uint64_t p = best[j];
         const std::size_t t = static_cast<std::size_t>(s) * k + j;
         const bool held = p < m;  // padding holds the largest position
         values[t] = held ? x[begin + static_cast<std::int64_t>(p)] : U{0};
@@ -464,7 +454,7 @@ template <class U, class I>
 void segment_select(const char* algorithm, const execution_policy& policy, const U* x, const segment_bounds& seg,
                     std::size_t k, U* values, I* indices, top_k_rank<U> rank) {
   const auto kk = static_cast<unsigned>(k);
-  const std::size_t shared = segment_select_shared<U>(kk);
+  const std::size_t shared = block_of_queues<U>::block_bytes(kk);
   int blocks_per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, segment_select_kernel<U, I>, fused_threads,
                                                       shared),

@@ -62,6 +62,15 @@ class warp_queue {
     buffered_ += count;
   }
 
+  // Where write(list_ranks(m, k), list_positions(m, k)) puts a queue's list: over the start of its
+  // own memory m (write reads each slot at or past the one it writes, so that is safe).
+  __host__ __device__ static std::uint64_t* list_positions(void* memory, unsigned) {
+    return static_cast<std::uint64_t*>(memory);
+  }
+  __host__ __device__ static U* list_ranks(void* memory, unsigned k) {
+    return reinterpret_cast<U*>(static_cast<std::uint64_t*>(memory) + 2 * k + 32);
+  }
+
   // The best k, best first, into ranks[0, k) and positions[0, k); slots past what the warp was
   // offered get (the largest rank, the largest position): after every real candidate.
   __device__ void write(U* ranks, std::uint64_t* positions) {
@@ -139,6 +148,45 @@ class warp_queue {
   // The k-th best so far (every candidate passes until the list holds k).
   U limit_rank_ = U(~U(0));
   std::uint64_t limit_position_ = ~std::uint64_t{0};
+};
+
+// A block's best k from its warps' queues. `memory` holds Warps + 1 queues' memory (block_bytes),
+// `queue` is the calling warp's (in region warp); every thread of the block calls it. Each warp's
+// list goes over the start of its region, then warp 0 offers them all to a queue in the last
+// region and leaves the block's best k at its list_ranks and list_positions (seen by warp 0).
+template <class U, unsigned Warps>
+struct block_queues {
+  __host__ __device__ static constexpr std::size_t block_bytes(unsigned k) {
+    return (Warps + 1) * warp_queue<U>::bytes(k);
+  }
+  __device__ static unsigned char* region(void* memory, unsigned w, unsigned k) {
+    return static_cast<unsigned char*>(memory) + w * warp_queue<U>::bytes(k);
+  }
+  __device__ static void best(warp_queue<U>& queue, void* memory, unsigned k) {
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const auto ranks = [&](unsigned w) { return warp_queue<U>::list_ranks(region(memory, w, k), k); };
+    const auto positions = [&](unsigned w) { return warp_queue<U>::list_positions(region(memory, w, k), k); };
+    queue.write(ranks(warp), positions(warp));
+    __syncthreads();
+    if (warp != 0) return;
+    warp_queue<U> all(region(memory, Warps, k), k);
+    for (unsigned w = 0; w < Warps; ++w) {
+      for (unsigned j0 = 0; j0 < k; j0 += 32) {
+        const unsigned j = j0 + lane;
+        const bool valid = j < k;
+        all.offer(valid, valid ? ranks(w)[j] : U(0), valid ? positions(w)[j] : 0);
+      }
+    }
+    all.write(ranks(Warps), positions(Warps));
+    __syncwarp();
+  }
+  // The block's best k after best(), in warp 0.
+  __device__ static const U* best_ranks(void* memory, unsigned k) {
+    return warp_queue<U>::list_ranks(region(memory, Warps, k), k);
+  }
+  __device__ static const std::uint64_t* best_positions(void* memory, unsigned k) {
+    return warp_queue<U>::list_positions(region(memory, Warps, k), k);
+  }
 };
 
 }  // namespace prism::detail
