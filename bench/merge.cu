@@ -11,11 +11,23 @@
 // written once, 8 bytes per output element (read+write, held against the ceiling of that pattern).
 // cpu rows only at the small size; `automatic` is not timed (it is cub, by merge_automatic). Each
 // row checks its output once: sorted, n elements, and the same elements (a checksum of the bits).
+//   merge_by_key/float/<impl>/n    the same keys, each with a uint32 value made from its bits;
+//                                  16 bytes per output (keys and values read and written); checked:
+//                                  the keys as merge's, every value its key's
+//   <set operation>/uint32/<impl>/n   set_union, set_intersection, set_difference and
+//                                  set_symmetric_difference of a[i] = 2 i + (i mod 3 == 0) and
+//                                  b[j] = 3 j + (j mod 2): sorted, overlapping in about a third of
+//                                  their values; the count into a one-element array (nothing
+//                                  waits); bytes: both inputs read, the result written; checked
+//                                  against std::set_* on the host
+// Peers: Thrust's merge_by_key and set operations are the thrust rows; CUB has DeviceMerge (the
+// cub rows) and no set operations.
 #include <prism/merge.hpp>
 
 #include "harness.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -108,6 +120,131 @@ struct arrays {
     return "";
   }
 };
+// merge_by_key: a value per key, made from its bits, so that the pairs can be checked.
+inline std::uint32_t value_of(float key) {
+  std::uint32_t b;
+  std::memcpy(&b, &key, 4);
+  return b ^ 0x5A5A5A5Au;
+}
+__global__ void values_kernel(const float* keys, std::uint32_t* values, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    values[i] = __float_as_uint(keys[i]) ^ 0x5A5A5A5Au;
+  }
+}
+
+struct pair_arrays {
+  arrays keys;
+  std::vector<std::uint32_t> host_va, host_vb, host_vout;
+  device_buffer<std::uint32_t> va, vb, vout;
+
+  pair_arrays(std::size_t n, bool gpu) : keys(n, gpu) {
+    if (gpu) {
+      va = device_buffer<std::uint32_t>(keys.a.size());
+      vb = device_buffer<std::uint32_t>(keys.b.size());
+      vout = device_buffer<std::uint32_t>(n);
+      launch_resident(values_kernel, 256, nullptr, keys.a.data(), va.data(), va.size());
+      launch_resident(values_kernel, 256, nullptr, keys.b.data(), vb.data(), vb.size());
+      prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    } else {
+      for (float k : keys.host_a) host_va.push_back(value_of(k));
+      for (float k : keys.host_b) host_vb.push_back(value_of(k));
+      host_vout.assign(n, 0);
+    }
+  }
+  void call(impl which) {
+    const execution_policy policy = par.with(which);
+    if (which == impl::cpu) {
+      prism::merge_by_key(policy, keys.host_a, host_va, keys.host_b, host_vb, keys.host_out, host_vout);
+    } else {
+      prism::merge_by_key(policy, keys.a.view(), va.view(), keys.b.view(), vb.view(), keys.out.view(), vout.view());
+    }
+  }
+  std::string check(bool on_gpu) {
+    if (std::string why = keys.check(on_gpu); !why.empty()) return why;
+    const std::vector<float> k = on_gpu ? keys.out.to_host() : keys.host_out;
+    std::vector<std::uint32_t> v = on_gpu ? vout.to_host() : host_vout;
+    if (break_requested() && !v.empty()) v.front() ^= 1;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i] != value_of(k[i])) return "value " + std::to_string(i) + " is not its key's";
+    return "";
+  }
+};
+
+// The set operations' inputs: a[i] = 2 i + (i mod 3 == 0), b[j] = 3 j + (j mod 2).
+__global__ void set_input_kernel(std::uint32_t* a, std::size_t a_n, std::uint32_t* b, std::size_t b_n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < a_n + b_n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    if (i < a_n) a[i] = static_cast<std::uint32_t>(2 * i + (i % 3 == 0));
+    else b[i - a_n] = static_cast<std::uint32_t>(3 * (i - a_n) + (i - a_n) % 2);
+  }
+}
+
+struct set_arrays {
+  std::vector<std::uint32_t> host_a, host_b, host_out;
+  device_buffer<std::uint32_t> a, b, out;
+  device_buffer<std::size_t> count;
+  std::vector<std::size_t> host_count = std::vector<std::size_t>(1);
+  std::vector<std::uint32_t> want[4];  // per set_operation, computed when first asked
+
+  set_arrays(std::size_t n, bool gpu) {
+    const std::size_t half = n / 2;
+    host_a.resize(half);
+    host_b.resize(n - half);
+    for (std::size_t i = 0; i < host_a.size(); ++i) host_a[i] = static_cast<std::uint32_t>(2 * i + (i % 3 == 0));
+    for (std::size_t j = 0; j < host_b.size(); ++j) host_b[j] = static_cast<std::uint32_t>(3 * j + j % 2);
+    if (gpu) {
+      a = device_buffer<std::uint32_t>(half);
+      b = device_buffer<std::uint32_t>(n - half);
+      out = device_buffer<std::uint32_t>(n);
+      count = device_buffer<std::size_t>(1);
+      launch_resident(set_input_kernel, 256, nullptr, a.data(), a.size(), b.data(), b.size());
+      prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    } else {
+      host_out.assign(n, 0);
+    }
+  }
+  const std::vector<std::uint32_t>& reference(set_operation op) {
+    auto& w = want[static_cast<int>(op)];
+    if (!w.empty() || host_a.empty()) return w;
+    const auto a0 = host_a.begin(), a1 = host_a.end(), b0 = host_b.begin(), b1 = host_b.end();
+    auto into = std::back_inserter(w);
+    switch (op) {
+      case set_operation::set_union: std::set_union(a0, a1, b0, b1, into); break;
+      case set_operation::set_intersection: std::set_intersection(a0, a1, b0, b1, into); break;
+      case set_operation::set_difference: std::set_difference(a0, a1, b0, b1, into); break;
+      case set_operation::set_symmetric_difference: std::set_symmetric_difference(a0, a1, b0, b1, into); break;
+    }
+    return w;
+  }
+  void call(impl which, set_operation op) {
+    const execution_policy policy = par.with(which);
+    if (which == impl::cpu) {
+      run_set(op, policy, host_a, host_b, host_out, host_count);
+    } else {
+      run_set(op, policy, a.view(), b.view(), out.view(), count.view());
+    }
+  }
+  template <class A, class O, class C>
+  static void run_set(set_operation op, const execution_policy& policy, A&& a, A&& b, O&& out, C&& count) {
+    switch (op) {
+      case set_operation::set_union: prism::set_union(policy, a, b, out, count); break;
+      case set_operation::set_intersection: prism::set_intersection(policy, a, b, out, count); break;
+      case set_operation::set_difference: prism::set_difference(policy, a, b, out, count); break;
+      case set_operation::set_symmetric_difference: prism::set_symmetric_difference(policy, a, b, out, count); break;
+    }
+  }
+  std::string check(set_operation op, bool on_gpu) {
+    const auto& w = reference(op);
+    const std::size_t got_count = on_gpu ? count.to_host()[0] : host_count[0];
+    if (got_count != w.size()) return "count " + std::to_string(got_count) + ", want " + std::to_string(w.size());
+    std::vector<std::uint32_t> got = on_gpu ? out.to_host() : host_out;
+    if (break_requested() && !got.empty()) got.front() += 1;
+    if (!std::equal(w.begin(), w.end(), got.begin())) return "the elements differ from std::" + std::string(name(op));
+    return "";
+  }
+};
+
 void register_rows(bool gpu) {
   for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
     const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
@@ -128,6 +265,56 @@ void register_rows(bool gpu) {
                                                   verify(state, row, [&] { return a.check(on_gpu); });
                                                 }),
                    bytes.total(), on_gpu);
+      }
+    }
+  }
+  for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
+    const traffic bytes{8.0 * static_cast<double>(n), 8.0 * static_cast<double>(n)};
+    for (impl which : merge_implementations) {
+      const bool on_gpu = which != impl::cpu;
+      if ((on_gpu && !gpu) || (!on_gpu && n > cpu_largest)) continue;
+      for (cache c : cache_modes(bytes, on_gpu)) {
+        const std::string row = row_name("merge_by_key", "float", std::string(name(which)), n, c);
+        short_rows(benchmark::RegisterBenchmark(row.c_str(),
+                                                [=](benchmark::State& state) {
+                                                  auto& a = row_arrays<pair_arrays>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"), static_cast<std::size_t>(n), on_gpu);
+                                                  if (on_gpu) {
+                                                    time_on_gpu(state, bytes, c, [&] { a.call(which); });
+                                                  } else {
+                                                    time_on_host(state, bytes, [&] { a.call(which); });
+                                                  }
+                                                  verify(state, row, [&] { return a.check(on_gpu); });
+                                                }),
+                   bytes.total(), on_gpu);
+      }
+    }
+    // The set operations: both inputs read, the result written (its size from the reference).
+    const traffic most{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
+    for (set_operation op : {set_operation::set_union, set_operation::set_intersection, set_operation::set_difference,
+                             set_operation::set_symmetric_difference}) {
+      for (impl which : set_operation_implementations) {
+        const bool on_gpu = which != impl::cpu;
+        if ((on_gpu && !gpu) || (!on_gpu && n > cpu_largest)) continue;
+        for (cache c : cache_modes(most, on_gpu)) {
+          const std::string row = row_name(std::string(name(op)), "uint32", std::string(name(which)), n, c);
+          short_rows(benchmark::RegisterBenchmark(row.c_str(),
+                                                  [=](benchmark::State& state) {
+                                                    auto& a = row_arrays<set_arrays>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"), static_cast<std::size_t>(n), on_gpu);
+                                                    const traffic bytes{4.0 * static_cast<double>(n),
+                                                                        4.0 * static_cast<double>(a.reference(op).size())};
+                                                    if (on_gpu) {
+                                                      time_on_gpu(state, bytes, c, [&] { a.call(which, op); });
+                                                    } else {
+                                                      time_on_host(state, bytes, [&] { a.call(which, op); });
+                                                    }
+                                                    verify(state, row, [&] {
+                                                      a.call(which, op);
+                                                      if (on_gpu) prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+                                                      return a.check(op, on_gpu);
+                                                    });
+                                                  }),
+                     most.total(), on_gpu);
+        }
       }
     }
   }
