@@ -35,6 +35,11 @@ samples' bytes read once) beside the histogram suite:
           torch.sort(x, dim=-1, out=(v, i))       cupy.sort(x, axis=-1)      keys of a matrix;
                                                                              bytes: keys read and
                                                                              written once)
+  set_union, set_intersection, set_difference, set_symmetric_difference (uint32, beside
+          bench/merge.cu's rows, the same inputs: two strictly increasing arrays)
+          no torch equivalent                     cupy.union1d, intersect1d, setdiff1d, setxor1d
+                                                  (assume_unique where it is taken); bytes: both
+                                                  inputs read, the result written
 Sorts count their bytes as bench/sort.cu does: the keys read and written once per 8-bit pass
 (4 passes of 4-byte keys: 32 bytes per key; argsort 64, as prism's argsort rows with their int32
 indices), whatever the peer writes besides; compare keys/s (n over gpu_us).
@@ -390,13 +395,20 @@ def cupy_operations(cupy, arrays):
         x = keys["float"][:n]
         return lambda: cupy.argsort(x)
 
-    # The 8 best of each row of 1,024: bench/top_k.cu's top_k_segments_seg1024_k8 rows.
-    def topk_rows(n):
-        if n < 1024:
-            return None
-        x = keys["float"][:n].view(-1, 1024)
-        v, i = sorted_keys["float"][: n // 128].view(-1, 8), positions[: n // 128].view(-1, 8)
-        return lambda: torch.topk(x, 8, dim=-1, sorted=True, out=(v, i))
+    # The set operations of bench/merge.cu's rows, on the same inputs: a[i] = 2 i + (i mod 3 == 0),
+    # b[j] = 3 j + (j mod 2), each strictly increasing, so NumPy's set semantics are the multiset
+    # ones (assume_unique where CuPy takes it). Bytes: both inputs read; the result's written.
+    def set_inputs(n):
+        half = n // 2
+        i = cupy.arange(half, dtype=cupy.uint32)
+        j = cupy.arange(n - half, dtype=cupy.uint32)
+        return 2 * i + (i % 3 == 0).astype(cupy.uint32), 3 * j + j % 2
+
+    def set_op(fn):
+        def make(n):
+            a, b = set_inputs(n)
+            return lambda: fn(a, b)
+        return make
 
     def sort_rows(segment):
         def make(n):
@@ -413,7 +425,11 @@ def cupy_operations(cupy, arrays):
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
         [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
-        [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples]
+        [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples] + \
+        [("set_union", "uint32", 4, 4 * 5 / 6, set_op(cupy.union1d)),
+         ("set_intersection", "uint32", 4, 4 / 6, set_op(lambda a, b: cupy.intersect1d(a, b, assume_unique=True))),
+         ("set_difference", "uint32", 4, 4 * 2 / 6, set_op(lambda a, b: cupy.setdiff1d(a, b, assume_unique=True))),
+         ("set_symmetric_difference", "uint32", 4, 4 * 4 / 6, set_op(lambda a, b: cupy.setxor1d(a, b, assume_unique=True)))]
 
 
 def cccl_arrays(cc):
