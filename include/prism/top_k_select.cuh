@@ -308,7 +308,8 @@ __global__ void __launch_bounds__(fused_threads)
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         v[u].element[e] = rank(v[u].element[e]);
-        if (valid(u) && queue.beats_limit(v[u].element[e], position(u, e))) entering |= 1u << (u * V + e);
+        // The warp's steps go up in position, so the rank alone decides (warp_queue::may_enter).
+        if (valid(u) && queue.may_enter(v[u].element[e])) entering |= 1u << (u * V + e);
       }
     }
     // The rare case, out of the loop's way: one candidate per lane per round, lowest bit first.

@@ -47,6 +47,12 @@ class warp_queue {
     return ranked_before(rank, position, limit_rank_, limit_position_);
   }
 
+  // The same test for a candidate that comes after every one offered so far in position (a warp
+  // reading its elements in index order): a tie with the limit loses on position, so the rank
+  // alone decides, and while the list is filling everything may enter. A filter only: offer()
+  // decides.
+  __device__ bool may_enter(U rank) const { return rank < limit_rank_ || held_ < k_; }
+
   // Every lane of the warp calls it, each with one candidate or none (`valid` false).
   __device__ void offer(bool valid, U rank, std::uint64_t position) {
     const bool in = valid && beats_limit(rank, position);
