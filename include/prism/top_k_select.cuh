@@ -413,8 +413,8 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
 
 // ---- many segments at once: a block per segment (segment_select) ----------------------------------
 
-// Segment s (grid-strided over the segments) by block s: warp w's queue over elements w 32 + lane,
-// (w + 8) 32 + lane, ... of it, then the block's best k (block_queues). Slot s k + j: the j-th best
+// Segment s (grid-strided over the segments) by block s: warp w's queue over its steps of
+// 32 x fused_in_flight elements, w, w + 8, ..., of it, then the block's best k (block_queues). Slot s k + j: the j-th best
 // (position within the segment), or, past a short segment's end, the padding (index -1, value 0).
 template <class U, class I>
 __global__ void __launch_bounds__(fused_threads)
@@ -425,10 +425,24 @@ __global__ void __launch_bounds__(fused_threads)
     const std::int64_t begin = seg.begin(s);
     const auto m = static_cast<std::size_t>(seg.end(s) - begin);
     warp_queue<U> queue(block_of_queues<U>::region(queue_memory, warp, k), k);
-    for (std::size_t base = std::size_t{warp} * 32; base < m; base += fused_threads) {
-      const std::size_t i = base + lane;
-      const bool valid = i < m;
-      queue.offer(valid, valid ? rank(x[begin + i]) : U(0), i);
+    // fused_in_flight elements a lane at a time, loaded before any is offered; the warp's
+    // positions only go up, so the rank alone filters them (warp_queue::may_enter).
+    constexpr std::size_t step = 32 * fused_in_flight;
+    for (std::size_t base = std::size_t{warp} * step; base < m; base += fused_threads * fused_in_flight) {
+      U r[fused_in_flight];
+#pragma unroll
+      for (int u = 0; u < fused_in_flight; ++u) {
+        const std::size_t i = base + u * 32 + lane;
+        r[u] = i < m ? rank(x[begin + i]) : U(0);
+      }
+      unsigned entering = 0;
+#pragma unroll
+      for (int u = 0; u < fused_in_flight; ++u) {
+        if (base + u * 32 + lane < m && queue.may_enter(r[u])) entering |= 1u << u;
+      }
+      if (!__any_sync(~0u, entering != 0)) continue;
+#pragma unroll
+      for (int u = 0; u < fused_in_flight; ++u) queue.offer((entering >> u) & 1, r[u], base + u * 32 + lane);
     }
     block_of_queues<U>::best(queue, queue_memory, k);
     if (warp == 0) {
