@@ -245,49 +245,36 @@ struct set_arrays {
   }
 };
 
-void register_rows(bool gpu) {
-  for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
-    const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
-    for (impl which : merge_implementations) {
-      const bool on_gpu = which != impl::cpu;
-      if (on_gpu && !gpu) continue;
-      if (!on_gpu && n > cpu_largest) continue;
-      for (cache c : cache_modes(bytes, on_gpu)) {
-        const std::string row = row_name("merge", "float", std::string(name(which)), n, c);
-        short_rows(benchmark::RegisterBenchmark(row.c_str(),
-                                                [=](benchmark::State& state) {
-                                                  arrays& a = row_arrays<arrays>(std::to_string(n), static_cast<std::size_t>(n), gpu_available());
-                                                  if (on_gpu) {
-                                                    time_on_gpu(state, bytes, c, [&] { a.call(which); });
-                                                  } else {
-                                                    time_on_host(state, bytes, [&] { a.call(which); });
-                                                  }
-                                                  verify(state, row, [&] { return a.check(on_gpu); });
-                                                }),
-                   bytes.total(), on_gpu);
-      }
+// merge's and merge_by_key's rows at n: every implementation (cpu at the small size only), the
+// arrays A of n elements (host or device ones), bytes_per_element read and as many written.
+template <class A>
+void register_merge_rows(const char* algorithm, std::int64_t n, double bytes_per_element, bool gpu) {
+  const traffic bytes{bytes_per_element * static_cast<double>(n), bytes_per_element * static_cast<double>(n)};
+  for (impl which : merge_implementations) {
+    const bool on_gpu = which != impl::cpu;
+    if ((on_gpu && !gpu) || (!on_gpu && n > cpu_largest)) continue;
+    for (cache c : cache_modes(bytes, on_gpu)) {
+      const std::string row = row_name(algorithm, "float", std::string(name(which)), n, c);
+      short_rows(benchmark::RegisterBenchmark(row.c_str(),
+                                              [=](benchmark::State& state) {
+                                                auto& a = row_arrays<A>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"),
+                                                                        static_cast<std::size_t>(n), on_gpu);
+                                                if (on_gpu) {
+                                                  time_on_gpu(state, bytes, c, [&] { a.call(which); });
+                                                } else {
+                                                  time_on_host(state, bytes, [&] { a.call(which); });
+                                                }
+                                                verify(state, row, [&] { return a.check(on_gpu); });
+                                              }),
+                 bytes.total(), on_gpu);
     }
   }
+}
+
+void register_rows(bool gpu) {
   for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
-    const traffic bytes{8.0 * static_cast<double>(n), 8.0 * static_cast<double>(n)};
-    for (impl which : merge_implementations) {
-      const bool on_gpu = which != impl::cpu;
-      if ((on_gpu && !gpu) || (!on_gpu && n > cpu_largest)) continue;
-      for (cache c : cache_modes(bytes, on_gpu)) {
-        const std::string row = row_name("merge_by_key", "float", std::string(name(which)), n, c);
-        short_rows(benchmark::RegisterBenchmark(row.c_str(),
-                                                [=](benchmark::State& state) {
-                                                  auto& a = row_arrays<pair_arrays>(std::to_string(n) + (on_gpu ? "/gpu" : "/cpu"), static_cast<std::size_t>(n), on_gpu);
-                                                  if (on_gpu) {
-                                                    time_on_gpu(state, bytes, c, [&] { a.call(which); });
-                                                  } else {
-                                                    time_on_host(state, bytes, [&] { a.call(which); });
-                                                  }
-                                                  verify(state, row, [&] { return a.check(on_gpu); });
-                                                }),
-                   bytes.total(), on_gpu);
-      }
-    }
+    register_merge_rows<arrays>("merge", n, 4, gpu);
+    register_merge_rows<pair_arrays>("merge_by_key", n, 8, gpu);
     // The set operations: both inputs read, the result written (its size from the reference).
     const traffic most{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
     for (set_operation op : {set_operation::set_union, set_operation::set_intersection, set_operation::set_difference,
@@ -327,7 +314,7 @@ void register_rows(bool gpu) {
       const std::string row = row_name("merge", "uint32", "lesson_" + std::string(name(stage)), n, c);
       short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                               [=](benchmark::State& state) {
-                                                arrays& a = row_arrays<arrays>(std::to_string(n), static_cast<std::size_t>(n), true);
+                                                arrays& a = row_arrays<arrays>(std::to_string(n) + "/gpu", static_cast<std::size_t>(n), true);
                                                 time_on_gpu(state, bytes, c, [&] { a.call(stage); });
                                                 verify(state, row, [&] { return a.check(true); });
                                               }),

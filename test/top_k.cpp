@@ -439,6 +439,18 @@ TEST_P(TopK, HugeUint32Past2To32) {
   }
 }
 
+// The m largest of in, then their positions, in 2 slots doubles (values in the first half); the
+// slots past m are padding: value 0, index -1.
+std::vector<double> best_then_positions(const std::vector<std::int64_t>& in, std::size_t m, std::size_t slots) {
+  const auto p = reference_positions(in, in.size(), m, true);
+  std::vector<double> r(2 * slots);
+  for (std::size_t j = 0; j < slots; ++j) {
+    r[j] = j < m ? static_cast<double>(in[p[j]]) : 0.0;
+    r[slots + j] = j < m ? static_cast<double>(p[j]) : -1.0;
+  }
+  return r;
+}
+
 // ---- the conformance kit: the 100 largest int64 (or all, fewer) values then indices, in one
 // output of 2k int64: values in its first half, indices in its second. -------------------------
 
@@ -455,14 +467,7 @@ struct top_k_int64 {
     prism::top_k(policy, x, k, out.subspan(0, k), out.subspan(k, k));
   }
   static std::vector<double> reference(const std::vector<std::int64_t>& in) {
-    const std::size_t k = k_of(in.size());
-    const auto p = reference_positions(in, in.size(), k, true);
-    std::vector<double> r(2 * k);
-    for (std::size_t j = 0; j < k; ++j) {
-      r[j] = static_cast<double>(in[p[j]]);
-      r[k + j] = static_cast<double>(p[j]);
-    }
-    return r;
+    return best_then_positions(in, k_of(in.size()), k_of(in.size()));
   }
   static double tolerance(const std::vector<std::int64_t>&) { return 0; }
   // thrust's baseline takes its n-element buffers from the stream-ordered pool, which a capture
@@ -496,14 +501,7 @@ struct top_k_segments_int64 {
   }
   static std::vector<double> reference(const std::vector<std::int64_t>& in) {
     if (in.empty()) return {};
-    const std::size_t m = std::min(k, in.size());
-    const auto p = reference_positions(in, in.size(), m, true);
-    std::vector<double> r(2 * k, 0.0);
-    for (std::size_t j = 0; j < k; ++j) {
-      r[j] = j < m ? static_cast<double>(in[p[j]]) : 0.0;
-      r[k + j] = j < m ? static_cast<double>(p[j]) : -1.0;
-    }
-    return r;
+    return best_then_positions(in, std::min(k, in.size()), k);
   }
   static double tolerance(const std::vector<std::int64_t>&) { return 0; }
   static bool capturable(impl) { return true; }

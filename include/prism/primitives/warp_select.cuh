@@ -38,38 +38,32 @@ class warp_queue {
   }
 
   __device__ warp_queue(void* memory, unsigned k)
-      : positions_(static_cast<std::uint64_t*>(memory)),
-        ranks_(reinterpret_cast<U*>(static_cast<std::uint64_t*>(memory) + 2 * k + 32)),
-        k_(k) {}
+      : positions_(list_positions(memory, k)), ranks_(list_ranks(memory, k)), k_(k) {}
 
-  // Whether (rank, position) would enter the queue now: a lane's quick test before offering.
-  __device__ bool beats_limit(U rank, std::uint64_t position) const {
-    return ranked_before(rank, position, limit_rank_, limit_position_);
-  }
-
-  // The same test for a candidate that comes after every one offered so far in position (a warp
-  // reading its elements in index order): a tie with the limit loses on position, so the rank
-  // alone decides, and while the list is filling everything may enter. A filter only: offer()
-  // decides.
+  // A lane's quick test, before offering, of a candidate that comes after every one offered so far
+  // in position (a warp reading its elements in index order): a tie with the limit loses on
+  // position, so the rank alone decides, and while the list is filling everything may enter. A
+  // filter only: offer() decides.
   __device__ bool may_enter(U rank) const { return rank < limit_rank_ || held_ < k_; }
 
   // Every lane of the warp calls it, each with one candidate or none (`valid` false).
   __device__ void offer(bool valid, U rank, std::uint64_t position) {
-    const bool in = valid && beats_limit(rank, position);
+    const bool in = valid && ranked_before(rank, position, limit_rank_, limit_position_);
     const unsigned votes = __ballot_sync(~0u, in);
     if (votes == 0) return;
     const unsigned count = __popc(votes);
     if (buffered_ + count > 32) merge();
     if (in) {
       const unsigned at = buffered_ + __popc(votes & ((1u << lane()) - 1));
-        ranks_[2 * k_ + at] = rank;
+      ranks_[2 * k_ + at] = rank;
       positions_[2 * k_ + at] = position;
     }
     buffered_ += count;
   }
 
-  // Where write(list_ranks(m, k), list_positions(m, k)) puts a queue's list: over the start of its
-  // own memory m (write reads each slot at or past the one it writes, so that is safe).
+  // The queue's memory m: lists 0 and 1 (k each) then the buffer (32), positions first, then ranks.
+  // write(list_ranks(m, k), list_positions(m, k)) puts a queue's list over the start of its own
+  // memory (write reads each slot at or past the one it writes, so that is safe).
   __host__ __device__ static std::uint64_t* list_positions(void* memory, unsigned) {
     return static_cast<std::uint64_t*>(memory);
   }
@@ -147,7 +141,7 @@ class warp_queue {
     }
   }
 
-  // Lists 0 and 1 (k each) then the buffer (32): positions_ + list * k, ranks_ + list * k.
+  // List l at positions_ + l k and ranks_ + l k; the buffer at 2 k (list_positions says the layout).
   std::uint64_t* positions_;
   U* ranks_;
   unsigned k_, held_ = 0, buffered_ = 0, current_ = 0;
