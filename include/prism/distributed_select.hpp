@@ -43,8 +43,8 @@ std::vector<const void*> shard_pointers(const sharded<T>& a) {
   return pointers;
 }
 
-// A regular sample of a sorted shard: its key's place in the sort family's order (the radix
-// sort's ordered bits, -0.0 as +0.0) and where it is. (ordinal, rank, position) orders every key
+// A regular sample of a sorted shard: its key's place in the sort family's order (merge's
+// key_order ordinal, -0.0 as +0.0) and where it is. (ordinal, rank, position) orders every key
 // of every shard as the stable global sort does.
 struct sort_sample {
   std::uint64_t ordinal = 0;

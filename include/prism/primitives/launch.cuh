@@ -24,7 +24,8 @@ inline unsigned blocks_for(std::size_t threads) {
 // Blocks for a grid-stride loop over `threads` threads: as many as they need, at most eight per
 // multiprocessor (the GPU filled, each thread then taking several).
 inline unsigned stride_blocks(std::size_t threads) {
-  return static_cast<unsigned>(std::min<std::size_t>(blocks_for(threads), std::size_t(multiprocessor_count()) * 8));
+  const std::size_t needed = (threads + block_size - 1) / block_size;  // in size_t: past 2^32 blocks too
+  return static_cast<unsigned>(std::min<std::size_t>(needed, std::size_t(multiprocessor_count()) * 8));
 }
 
 // f(i) for every i < n, a grid-stride loop (launched with stride_blocks(n) blocks of block_size).
