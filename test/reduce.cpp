@@ -521,6 +521,13 @@ TEST_P(Reduce, InitCombinedOnce) {
     placed_array<double> dones(ones, memory_of(which));
     EXPECT_EQ(prism::reduce(policy, dones.view(), 3.0, std::multiplies<>{}), 3.0);
     EXPECT_EQ(prism::reduce(policy, dones.view(), 0.5), 0.5 + double(n));
+    // A fractional init of integers is not cut (std::reduce's result is init's type): the exact
+    // integer result, then init once, in double.
+    static_assert(std::is_same_v<decltype(prism::reduce(policy, dx.view(), 0.5)), double>);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), 0.5), double(sum) + 0.5);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), 0.5, prism::max), n ? std::max(double(hi), 0.5) : 0.5);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), -0.5, prism::min), n ? std::min(double(lo), -0.5) : -0.5);
+    EXPECT_EQ(prism::reduce(policy, dx.view(), 1e300, prism::min), n ? double(lo) : 1e300);
   }
 }
 

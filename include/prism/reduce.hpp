@@ -37,7 +37,11 @@
 // - reduce(x, init, op) is std::reduce's: init combined once with every element (init alone for an
 //   empty input), for op std::plus, std::multiplies (of any type or of none), prism::min or
 //   prism::max; reduce(x, init) adds, reduce(x) is sum(x). It accumulates and returns what sum
-//   (product) does, sum_type<T>, and T for min and max: init is converted to that first.
+//   (product) does, sum_type<T>, and T for min and max: init is converted to that first. But a
+//   floating-point init of integer elements is not cut to an integer (std::reduce accumulates in
+//   init's type): the elements are reduced exactly as above, then combined once with init in
+//   their common type, which is returned (reduce of {1, 2} with init 0.5 is 3.5). Into a
+//   one-element array of the integer result, such an init does not compile.
 //   <prism/reduce.cuh> adds reduce with any other operator, in CUDA translation units.
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
@@ -52,6 +56,7 @@
 #include <functional>
 #include <iterator>
 #include <span>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -386,6 +391,15 @@ namespace detail {
 template <class T, reduce_operator Op>
 using reduce_result_t = std::conditional_t<Op == reduce_operator::min || Op == reduce_operator::max, T, sum_type<T>>;
 
+// The operator's identity in R: what an empty input reduces to without an init.
+template <class R, reduce_operator Op>
+constexpr R identity_of() {
+  if constexpr (Op == reduce_operator::plus) return R(0);
+  else if constexpr (Op == reduce_operator::multiplies) return R(1);
+  else if constexpr (Op == reduce_operator::min) return std::numeric_limits<R>::max();
+  else return std::numeric_limits<R>::lowest();
+}
+
 template <reduce_operator Op, class T>
   requires(Op != reduce_operator::multiplies || signed_reduce_element<T>)
 reduce_result_t<T, Op> reduce_from(const execution_policy& policy, span<const T> x, reduce_result_t<T, Op> init,
@@ -412,15 +426,34 @@ using reduce_result = detail::reduce_result_t<value_t<X>, standard_reduce_operat
 template <class I, class X, class Op>
 concept reduce_init = std::is_arithmetic_v<std::remove_cvref_t<I>> && std::convertible_to<I, reduce_result<X, Op>>;
 
+// A fractional init of an integer reduction (above): joins the exact result in their common type.
+template <class I, class X, class Op>
+concept fractional_init = std::is_floating_point_v<std::remove_cvref_t<I>> && std::is_integral_v<reduce_result<X, Op>>;
+
 template <class X, class I, class Op>
   requires reduces_with<X, Op> && reduce_init<I, X, Op>
-reduce_result<X, Op> run(reduce, const execution_policy& policy, X&& x, I init, Op) {
+auto run(reduce, const execution_policy& policy, X&& x, I init, Op) {
   constexpr reduce_operator op = standard_reduce_operator_v<std::remove_cvref_t<Op>>;
   using R = reduce_result<X, Op>;
-  return detail::reduce_from<op, value_t<X>>(policy, input_span(x), static_cast<R>(init), static_cast<span<R>*>(nullptr));
+  if constexpr (fractional_init<I, X, Op>) {
+    using C = std::common_type_t<R, I>;
+    const auto in = input_span(x);
+    if (in.size() == 0) return static_cast<C>(init);
+    const auto r = static_cast<C>(detail::reduce_from<op, value_t<X>>(policy, in, detail::identity_of<R, op>(),
+                                                                     static_cast<span<R>*>(nullptr)));
+    const auto c = static_cast<C>(init);
+    if constexpr (op == reduce_operator::plus) return r + c;
+    else if constexpr (op == reduce_operator::multiplies) return r * c;
+    else if constexpr (op == reduce_operator::min) return c < r ? c : r;
+    else return r < c ? c : r;
+  } else {
+    return detail::reduce_from<op, value_t<X>>(policy, input_span(x), static_cast<R>(init),
+                                               static_cast<span<R>*>(nullptr));
+  }
 }
 template <class X, class O, class I, class Op>
-  requires reduces_with<X, Op> && result_array<O, reduce_result<X, Op>> && reduce_init<I, X, Op>
+  requires reduces_with<X, Op> && result_array<O, reduce_result<X, Op>> && reduce_init<I, X, Op> &&
+           (!fractional_init<I, X, Op>)
 void run(reduce, const execution_policy& policy, X&& x, O&& result, I init, Op) {
   constexpr reduce_operator op = standard_reduce_operator_v<std::remove_cvref_t<Op>>;
   using R = reduce_result<X, Op>;

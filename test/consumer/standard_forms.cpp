@@ -48,6 +48,9 @@ int main() {
   const std::vector<int> terms{1, 2, 3, 4};
   const int total = prism::reduce(terms, 10);
   expect(total == 20, "reduce(x, 10)");
+  // ... and with a fractional init, std::reduce's answer (not the init cut to an integer).
+  const double half_more = prism::reduce(terms, 0.5);
+  expect(half_more == 10.5, "reduce(x, 0.5)");
 
   // A histogram of uint32 samples: 4 equal bins over [0, 400).
   const std::vector<std::uint32_t> samples{5, 105, 110, 250, 399, 400, 4000000000u};
