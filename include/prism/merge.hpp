@@ -7,6 +7,9 @@
 //
 //   prism::merge(a, b, out);                                   // out has a.size() + b.size()
 //   prism::merge_by_key(keys_a, values_a, keys_b, values_b, keys_out, values_out);
+//       // each input's keys then its values, as cub::DeviceMerge::MergePairs takes them; Thrust's
+//       // merge_by_key takes both key ranges first (a port must reorder: with keys and values of
+//       // one type and equal sizes, Thrust's order compiles here and merges the wrong arrays)
 //   std::size_t n = prism::set_union(a, b, out);               // returned: the call waits
 //   prism::set_intersection(prism::par.on(stream), a, b, out, count);  // into count[0]: nothing waits
 //
