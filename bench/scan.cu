@@ -13,6 +13,10 @@
 //                                                or the values), against the input-sized rows
 //   compact, unique /float/<impl>_in_place/2^28  the output is the input (restored from a copy
 //                                                before each call, outside the timed region)
+//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/
+//     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
+//                                                block, rounds of 16-byte vectors per thread) than
+//                                                its own, run directly: which shape 8-byte values want
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -25,6 +29,7 @@
 // (whose prefix sums stay within -36 .. 36) or, in runs, (i / 4) mod 1000, so that every sum is
 // exact in every type and the comparison can be too.
 #include <prism/scan.hpp>
+#include <prism/scan_programs.cuh>
 
 #include "harness.hpp"
 
@@ -335,6 +340,84 @@ void register_counted_and_in_place(bool gpu) {
   }
 }
 
+// One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
+// <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are).
+template <operation op, int Threads, int Rounds, class T>
+void call_in_shape(arrays<T>& a) {
+  using namespace prism::detail;
+  const execution_policy policy = par.with(impl::raw);
+  const std::size_t n = a.x.size();
+  const T* x = a.x.data();
+  T* out = a.out.data();
+  const std::int32_t* keys = a.keys.data();
+  using plus = functors::plus<T>;
+  using same_key = functors::equal_to<std::int32_t>;
+  const auto aligned = [](const auto* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  if constexpr (op == operation::inclusive_scan) {
+    using Program = scan_program<T, plus, Threads, Rounds>;
+    run_single_pass<Program>("inclusive_scan", policy, n, [&](void*) {
+      return Program{x, out, n, {}, false, T{}, aligned(x), aligned(out)};
+    });
+  } else if constexpr (op == operation::inclusive_scan_by_key) {
+    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds>;
+    run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
+      return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
+    });
+  } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
+    using U = std::make_unsigned_t<T>;
+    using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
+                                          functors::equal_to<U>, Threads, Rounds>;
+    const auto* bits = reinterpret_cast<const U*>(x);
+    run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
+      return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
+    });
+  } else {
+    static_assert(op == operation::reduce_by_key);
+    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds>;
+    run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
+      return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
+    });
+  }
+}
+
+template <operation op, int Threads, int Rounds>
+void register_shape() {
+  using T = std::int64_t;
+  for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
+    const double bytes = bytes_of<T>(op, n);
+    const std::string key = std::string(name_of(op)) + "/int64/" + std::to_string(n);
+    const std::string row = row_name(name_of(op), "int64", "raw_" + std::to_string(Threads) + "x" + std::to_string(Rounds), n);
+    short_rows(benchmark::RegisterBenchmark(
+                   row.c_str(),
+                   [=](benchmark::State& state) {
+                     arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds>(a); };
+                     time_on_gpu(state, nullptr, bytes, call);
+                     relate_to_ceiling(state);
+                     verify(state, row, [&] { return a.check(op, true, call); });
+                   }),
+               bytes, true);
+  }
+}
+
+// The shapes tried: the scan's own is 128 x 12, the others' 256 x 4 (scan_programs.cuh); the
+// by-key programs stage a tile in shared memory, which holds at most 256 x 8 of them.
+template <operation op>
+void register_keyed_shapes() {
+  register_shape<op, 256, 8>();
+  register_shape<op, 128, 8>();
+  register_shape<op, 128, 12>();
+}
+void register_shapes(bool gpu) {
+  if (!gpu) return;
+  register_shape<operation::inclusive_scan, 128, 16>();
+  register_shape<operation::inclusive_scan, 128, 24>();
+  register_shape<operation::inclusive_scan, 256, 12>();
+  register_keyed_shapes<operation::inclusive_scan_by_key>();
+  register_keyed_shapes<operation::run_length_encode>();
+  register_keyed_shapes<operation::reduce_by_key>();
+}
+
 template <class T>
 void register_operation(operation op, bool gpu) {
   const std::string type = type_name<T>();
@@ -404,6 +487,7 @@ void register_rows(bool gpu) {
   register_type<std::int32_t>(gpu);
   register_type<std::int64_t>(gpu);
   register_counted_and_in_place(gpu);
+  register_shapes(gpu);
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ namespace prism::detail {
 // that way than in blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of
 // 128, unique, run_length_encode and reduce_by_key were slower). The shapes kept are measured by the
 // raw rows of docs/benchmarks/scan.md (rows inclusive_scan/float/raw, compact/float/raw,
-// unique/float/raw).
+// unique/float/raw). The scan, by-key and reduce-by-key programs take their shape as template
+// arguments, so that other shapes can be timed beside these (bench/scan.cu's raw_<threads>x<rounds>
+// rows, of the 8-byte programs).
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
@@ -46,11 +48,11 @@ constexpr int scan_vector = std::max(1, vector_width<T...>);
 struct nothing {};
 
 // scan: the scan value is the element.
-template <class T, class Op>
+template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds>
 struct scan_program {
   using scan_type = T;
   static constexpr int vector = scan_vector<T>;
-  static constexpr int threads = streaming_threads, rounds = streaming_rounds;
+  static constexpr int threads = Threads, rounds = Rounds;
   static constexpr bool counts_flags = false;
   using items = nothing;
   using shared_storage = nothing;
@@ -125,11 +127,11 @@ struct segmented {
   }
 };
 
-template <class K, class T, class Op, class Eq>
+template <class K, class T, class Op, class Eq, int Threads = scan_threads, int Rounds = scan_rounds>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
-  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr int threads = Threads, rounds = Rounds;
   static constexpr bool counts_flags = false;
   struct items {
     bool head[vector];
@@ -336,12 +338,12 @@ struct by_run {
 template <class C>
 struct ones {};
 
-template <class K, class T, class Values, class Op, class Eq>
+template <class K, class T, class Values, class Op, class Eq, int Threads = scan_threads, int Rounds = scan_rounds>
 struct reduce_by_key_program {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   using scan_type = run_sum<T>;
   static constexpr int vector = scan_vector<K, T>;
-  static constexpr int threads = scan_threads, rounds = scan_rounds;
+  static constexpr int threads = Threads, rounds = Rounds;
   static constexpr bool counts_flags = false;
   struct items {
     K key[vector];
