@@ -47,14 +47,29 @@ concept array_like = requires(C& c) {
 template <array_like C>
 using element_t = std::remove_pointer_t<detail::data_pointer_t<std::remove_reference_t<C>>>;
 
-// The element type without const: what the library is compiled for.
+namespace detail {
+// The fixed-width integer of an integer type's size and sign: long long (and long, where
+// std::int64_t is long long) are the same bytes as std::int64_t, the type the library is compiled
+// for, and are handled as it. Other types (characters among them) are themselves.
+template <class T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, wchar_t> &&
+                          !std::is_same_v<T, char32_t> && (sizeof(T) == 4 || sizeof(T) == 8)>
+struct standard_element {
+  using type = T;
+};
+template <class T>
+struct standard_element<T, true> {
+  using sized = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  using type = std::conditional_t<std::is_signed_v<T>, sized, std::make_unsigned_t<sized>>;
+};
+}  // namespace detail
+
+// The element type without const, as the library is compiled for it (a long long as int64).
 template <array_like C>
-using value_t = std::remove_cv_t<element_t<C>>;
+using value_t = typename detail::standard_element<std::remove_cv_t<element_t<C>>>::type;
 
 // An array of T that can be read (any constness) or written.
 template <class C, class T>
-concept array_of =
-    array_like<std::remove_reference_t<C>> && std::is_same_v<std::remove_cv_t<element_t<C>>, T>;
+concept array_of = array_like<std::remove_reference_t<C>> && std::is_same_v<value_t<C>, T>;
 template <class C, class T>
 concept writable_array_of = array_of<C, T> && !std::is_const_v<element_t<C>>;
 
@@ -101,14 +116,17 @@ template <class C>
   requires array_like<std::remove_reference_t<C>>
 span(C&&) -> span<element_t<C>>;
 
-// The span of an array, read-only or writable.
+// The span of an array, read-only or writable, of its value_t (the same bytes).
 template <class C>
-constexpr span<const std::remove_cv_t<element_t<C>>> input_span(C&& array) noexcept {
-  return span<const std::remove_cv_t<element_t<C>>>(std::forward<C>(array));
+span<const value_t<C>> input_span(C&& array) noexcept {
+  const auto* data = detail::raw_pointer(std::data(array));
+  return {reinterpret_cast<const value_t<C>*>(data), static_cast<std::size_t>(std::size(array))};
 }
 template <class C>
-constexpr span<element_t<C>> output_span(C&& array) noexcept {
-  return span<element_t<C>>(std::forward<C>(array));
+span<std::conditional_t<std::is_const_v<element_t<C>>, const value_t<C>, value_t<C>>> output_span(C&& array) noexcept {
+  using V = std::conditional_t<std::is_const_v<element_t<C>>, const value_t<C>, value_t<C>>;
+  auto* data = detail::raw_pointer(std::data(array));
+  return {reinterpret_cast<V*>(data), static_cast<std::size_t>(std::size(array))};
 }
 
 // Several inputs for the generic layer (transform, transform_reduce), as read-only spans:

@@ -5,6 +5,7 @@
 #include <prism/histogram.hpp>
 #include <prism/reduce.hpp>
 #include <prism/scan.hpp>
+#include <prism/sort.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -51,6 +52,15 @@ int main() {
   // ... and with a fractional init, std::reduce's answer (not the init cut to an integer).
   const double half_more = prism::reduce(terms, 0.5);
   expect(half_more == 10.5, "reduce(x, 0.5)");
+
+  // long long (not std::int64_t's type here, the same bytes): taken as int64, results into it too.
+  const std::vector<long long> big{5, 3, 9, 1, 3};
+  std::vector<long long> big_sorted(big.size()), big_order(big.size());
+  prism::sort(big, big_sorted);
+  prism::argsort(big, big_order);
+  expect(prism::sum(big) == 21 && big_sorted == std::vector<long long>{1, 3, 3, 5, 9} &&
+             big_order == std::vector<long long>{3, 1, 4, 0, 2},
+         "long long: sum, sort, argsort");
 
   // A histogram of uint32 samples: 4 equal bins over [0, 400).
   const std::vector<std::uint32_t> samples{5, 105, 110, 250, 399, 400, 4000000000u};
