@@ -243,6 +243,42 @@ TEST_P(Scan, InPlace) {
   });
 }
 
+// std::exclusive_scan's form: out[0] is init, and init joins every prefix once (sum, min, max).
+TEST_P(Scan, ExclusiveScanFromInit) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const auto where = memory_of(GetParam());
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, large((1 << 20) + 1)}) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "n " << n << ", seed " << seed);
+    const auto x = random_vector<std::int32_t>(n, seed);
+    placed_array<std::int32_t> dx(x, where);
+    placed_array<std::int32_t> out(std::vector<std::int32_t>(n, -7), where);
+    const auto policy = prism::par.with(GetParam());
+    for (const std::int32_t init : {5, -1000000}) {
+      for (scan_op op : {scan_op::sum, scan_op::min, scan_op::max}) {
+        prism::exclusive_scan(policy, dx.view(), out.view(), init, op);
+        synchronize(GetParam());
+        const auto got = out.values();
+        std::int64_t total = init;  // the sums of random int32 stay inside int64; wrapped to compare
+        std::int32_t best = init;
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto want = op == scan_op::sum ? static_cast<std::int32_t>(static_cast<std::uint32_t>(total)) : best;
+          ASSERT_EQ(got[i], want) << "element " << i << ", init " << init << ", op " << int(op);
+          total += x[i];
+          best = op == scan_op::min ? std::min(best, x[i]) : std::max(best, x[i]);
+        }
+      }
+    }
+  }
+  // A float init of floats: the same as the identity's scan plus init, for sums of small integers.
+  const std::vector<float> small{1.0f, 2.0f, 3.0f};
+  placed_array<float> dsmall(small, where);
+  placed_array<float> fout(std::vector<float>(3, -1.0f), where);
+  prism::exclusive_scan(prism::par.with(GetParam()), dsmall.view(), fout.view(), 0.5f);
+  synchronize(GetParam());
+  EXPECT_EQ(fout.values(), (std::vector<float>{0.5f, 1.5f, 3.5f}));
+}
+
 // int32 accumulates in int32: the prefix sums wrap around at 2^31, in every implementation.
 TEST_P(Scan, IntegerSumsWrapInTheirType) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;

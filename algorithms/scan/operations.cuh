@@ -28,22 +28,23 @@ inline const char* scan_name(scan_kind kind) {
 }
 
 template <class T>
-void scan_sum(const execution_policy& policy, scan_kind kind, span<const T> x, span<T> out) {
+void scan_sum(const execution_policy& policy, scan_kind kind, span<const T> x, span<T> out, const T* init) {
   if (kind == scan_kind::inclusive) {
     scan_spans<false, T>(scan_name(kind), policy, x, out, functors::plus<T>{}, T(0));
   } else {
-    scan_spans<true, T>(scan_name(kind), policy, x, out, functors::plus<T>{}, T(0));
+    scan_spans<true, T>(scan_name(kind), policy, x, out, functors::plus<T>{}, init ? *init : T(0));
   }
 }
 
 // min and max are one functor with the direction an argument: one kernel for both.
 template <class T>
-void scan_extremum(const execution_policy& policy, scan_kind kind, bool largest, span<const T> x, span<T> out) {
+void scan_extremum(const execution_policy& policy, scan_kind kind, bool largest, span<const T> x, span<T> out,
+                   const T* init) {
   const functors::extremum<T> op{largest};
   if (kind == scan_kind::inclusive) {
     scan_spans<false, T>(scan_name(kind), policy, x, out, op, op.identity());
   } else {
-    scan_spans<true, T>(scan_name(kind), policy, x, out, op, op.identity());
+    scan_spans<true, T>(scan_name(kind), policy, x, out, op, init ? *init : op.identity());
   }
 }
 

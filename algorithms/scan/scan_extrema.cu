@@ -4,10 +4,14 @@
 #include "operations.cuh"
 
 namespace prism::detail {
-template void scan_extremum<float>(const execution_policy&, scan_kind, bool, span<const float>, span<float>);
-template void scan_extremum<double>(const execution_policy&, scan_kind, bool, span<const double>, span<double>);
-template void scan_extremum<std::int32_t>(const execution_policy&, scan_kind, bool, span<const std::int32_t>, span<std::int32_t>);
-template void scan_extremum<std::int64_t>(const execution_policy&, scan_kind, bool, span<const std::int64_t>, span<std::int64_t>);
-template void scan_extremum<std::uint32_t>(const execution_policy&, scan_kind, bool, span<const std::uint32_t>, span<std::uint32_t>);
-template void scan_extremum<std::uint64_t>(const execution_policy&, scan_kind, bool, span<const std::uint64_t>, span<std::uint64_t>);
+#define PRISM_SCAN_EXTREMUM(T) \
+  template void scan_extremum<T>(const execution_policy&, scan_kind, bool, \
+      span<const T>, span<T>, const T*);
+PRISM_SCAN_EXTREMUM(float)
+PRISM_SCAN_EXTREMUM(double)
+PRISM_SCAN_EXTREMUM(std::int32_t)
+PRISM_SCAN_EXTREMUM(std::int64_t)
+PRISM_SCAN_EXTREMUM(std::uint32_t)
+PRISM_SCAN_EXTREMUM(std::uint64_t)
+#undef PRISM_SCAN_EXTREMUM
 }  // namespace prism::detail

@@ -4,8 +4,12 @@
 #include "operations.cuh"
 
 namespace prism::detail {
-template void scan_extremum<std::int8_t>(const execution_policy&, scan_kind, bool, span<const std::int8_t>, span<std::int8_t>);
-template void scan_extremum<std::uint8_t>(const execution_policy&, scan_kind, bool, span<const std::uint8_t>, span<std::uint8_t>);
-template void scan_extremum<std::int16_t>(const execution_policy&, scan_kind, bool, span<const std::int16_t>, span<std::int16_t>);
-template void scan_extremum<std::uint16_t>(const execution_policy&, scan_kind, bool, span<const std::uint16_t>, span<std::uint16_t>);
+#define PRISM_SCAN_EXTREMUM(T) \
+  template void scan_extremum<T>(const execution_policy&, scan_kind, bool, \
+      span<const T>, span<T>, const T*);
+PRISM_SCAN_EXTREMUM(std::int8_t)
+PRISM_SCAN_EXTREMUM(std::uint8_t)
+PRISM_SCAN_EXTREMUM(std::int16_t)
+PRISM_SCAN_EXTREMUM(std::uint16_t)
+#undef PRISM_SCAN_EXTREMUM
 }  // namespace prism::detail

@@ -4,10 +4,14 @@
 #include "operations.cuh"
 
 namespace prism::detail {
-template void scan_sum<std::uint8_t>(const execution_policy&, scan_kind, span<const std::uint8_t>, span<std::uint8_t>);
-template void scan_sum<std::uint16_t>(const execution_policy&, scan_kind, span<const std::uint16_t>, span<std::uint16_t>);
-template void scan_sum<std::uint32_t>(const execution_policy&, scan_kind, span<const std::uint32_t>, span<std::uint32_t>);
-template void scan_sum<std::uint64_t>(const execution_policy&, scan_kind, span<const std::uint64_t>, span<std::uint64_t>);
-template void scan_sum<float>(const execution_policy&, scan_kind, span<const float>, span<float>);
-template void scan_sum<double>(const execution_policy&, scan_kind, span<const double>, span<double>);
+#define PRISM_SCAN_SUM(T) \
+  template void scan_sum<T>(const execution_policy&, scan_kind, \
+      span<const T>, span<T>, const T*);
+PRISM_SCAN_SUM(std::uint8_t)
+PRISM_SCAN_SUM(std::uint16_t)
+PRISM_SCAN_SUM(std::uint32_t)
+PRISM_SCAN_SUM(std::uint64_t)
+PRISM_SCAN_SUM(float)
+PRISM_SCAN_SUM(double)
+#undef PRISM_SCAN_SUM
 }  // namespace prism::detail

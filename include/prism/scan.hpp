@@ -8,6 +8,7 @@
 //
 //   prism::inclusive_scan(x, out);                                   // out[i] = x[0] + ... + x[i]
 //   prism::exclusive_scan(prism::par.on(stream), x, out);            // out[i] = x[0] + ... + x[i-1]
+//   prism::exclusive_scan(x, out, init);                             // init + x[0] + ... + x[i-1]
 //   prism::inclusive_scan(x, out, prism::scan_op::max);              // running maximum
 //   prism::reduce_by_key(keys, x, keys_out, out, prism::scan_op::min); // each run's minimum
 //   std::size_t kept = prism::compact(values, flags, out);           // returned: the call waits
@@ -22,7 +23,8 @@
 //   cast first if you need that). Floating-point scans add in T, in an order that differs between
 //   implementations: the error of the prefix at i grows with i, as any float sum's does.
 // - exclusive_scan starts at the operation's identity: 0 for sum, +infinity (the largest integer)
-//   for min, -infinity (the lowest integer) for max; out[0] is that identity.
+//   for min, -infinity (the lowest integer) for max; out[0] is that identity. Given an init
+//   (std::exclusive_scan's form, init before the operator), it starts there: out[0] is init.
 // - min and max propagate NaN: from the first NaN on, every inclusive prefix is NaN.
 // - In place: out may be x exactly (same address, same size) for every scan; never partly.
 // - By key: the sum (or min, max) restarts at every element whose key differs from the one before
@@ -207,10 +209,11 @@ enum class selection { compact, partition };
 
 // The library's entry points (algorithms/scan/*.cu). `count` is the one-element count array, or
 // null: the count is returned.
+// `init`: where an exclusive scan starts, or null for the operation's identity.
 template <class T>
-void scan_sum(const execution_policy&, scan_kind, span<const T> x, span<T> out);
+void scan_sum(const execution_policy&, scan_kind, span<const T> x, span<T> out, const T* init);
 template <class T>
-void scan_extremum(const execution_policy&, scan_kind, bool largest, span<const T> x, span<T> out);
+void scan_extremum(const execution_policy&, scan_kind, bool largest, span<const T> x, span<T> out, const T* init);
 template <class K, class T>
 void scan_by_key_sum(const execution_policy&, scan_kind, span<const K> keys, span<const T> x, span<T> out);
 template <class K, class T>
@@ -237,13 +240,17 @@ template <lesson_element T>
 void inclusive_scan_by_stage(scan_stage, const execution_policy&, span<const T> x, span<T> out);
 
 template <class T>
-void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const T> x, span<T> out) {
+void scan(const execution_policy& policy, scan_kind kind, scan_op op, span<const T> x, span<T> out,
+          const T* init = nullptr) {
   if (op == scan_op::sum) {
     using S = sum_storage<T>;
-    scan_sum<S>(policy, kind, reinterpret_span<const S>(x), reinterpret_span<S>(out));
+    const S start = init ? static_cast<S>(*init) : S(0);
+    scan_sum<S>(policy, kind, reinterpret_span<const S>(x), reinterpret_span<S>(out), init ? &start : nullptr);
   } else {
     using E = order_storage<T>;
-    scan_extremum<E>(policy, kind, op == scan_op::max, reinterpret_span<const E>(x), reinterpret_span<E>(out));
+    const E start = init ? static_cast<E>(*init) : E{};
+    scan_extremum<E>(policy, kind, op == scan_op::max, reinterpret_span<const E>(x), reinterpret_span<E>(out),
+                     init ? &start : nullptr);
   }
 }
 
@@ -381,6 +388,15 @@ template <class X, class O>
   requires scan_arrays<X, O>
 void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, scan_op op = scan_op::sum) {
   detail::scan(policy, detail::scan_kind::exclusive, op, input_span(x), output_span(out));
+}
+// std::exclusive_scan's form: out[i] = init op x[0] op ... op x[i-1]; out[0] is init (in the
+// elements' type: a fractional init of integers does not compile).
+template <class X, class O, class I>
+  requires scan_arrays<X, O> && std::is_arithmetic_v<I> && std::convertible_to<I, value_t<X>> &&
+           (!std::is_floating_point_v<I> || std::is_floating_point_v<value_t<X>>)
+void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, I init, scan_op op = scan_op::sum) {
+  const auto start = static_cast<value_t<X>>(init);
+  detail::scan(policy, detail::scan_kind::exclusive, op, input_span(x), output_span(out), &start);
 }
 
 // out[i] = the sum (or min, max) of x[j] for the j <= i of i's run of equal keys.
