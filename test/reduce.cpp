@@ -531,6 +531,18 @@ TEST_P(Reduce, InitCombinedOnce) {
   }
 }
 
+// A float sum keeps its precision however long the input (every implementation adds in a tree;
+// cpu pairwise, as NumPy): 2^23 times 0.1f is within a few ulp of the float64 sum of those floats.
+TEST_P(Reduce, LongFloatSumsStayPrecise) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t n = std::size_t{1} << 23;
+  placed_array<float> x(std::vector<float>(n, 0.1f), memory_of(GetParam()));
+  const double want = double(0.1f) * double(n);
+  const float got = prism::sum(prism::par.with(GetParam()), x.view());
+  EXPECT_NEAR(got, want, want * 1e-6) << "the float sum of " << n << " times 0.1f";
+  EXPECT_NEAR(prism::mean(prism::par.with(GetParam()), x.view()), double(0.1f), 1e-6);
+}
+
 TEST_P(Reduce, EmptyInputGivesIdentityOrThrows) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl which = GetParam();

@@ -70,6 +70,7 @@
 #include <thrust/reduce.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/omp/execution_policy.h>
+#include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
@@ -79,6 +80,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace prism {
 namespace detail {
@@ -140,15 +142,50 @@ constexpr bool plain_reduction = false;
 template <class T>
 constexpr bool plain_reduction<ignore_index<functors::cast_to<T>>, T> = true;
 
+// cpu: pairwise, as NumPy adds. A thread adding its share in one sequence loses a float sum's
+// precision as the share grows (ten million 0.1f summed that way give 956,550); in order, each
+// run of `pairwise_leaf` elements, then a balanced tree of those, the error grows with log n. The
+// input is cut into parts of a fixed size, reduced by the policy's threads (Thrust's OpenMP
+// system, or its sequential one), so the answer does not depend on the number of threads.
+inline constexpr std::int64_t pairwise_leaf = 16;
+inline constexpr std::int64_t pairwise_part = std::int64_t{1} << 16;
+
+template <class Acc, class It, class Map, class Op>
+Acc pairwise_reduce(It first, std::int64_t n, const Map& map, const Op& op) {  // n > 0
+  if (n <= pairwise_leaf) {
+    Acc a = static_cast<Acc>(map(first[0]));
+    for (std::int64_t i = 1; i < n; ++i) a = op(a, static_cast<Acc>(map(first[i])));
+    return a;
+  }
+  const std::int64_t half = (n / 2 + pairwise_leaf - 1) / pairwise_leaf * pairwise_leaf;
+  const Acc left = pairwise_reduce<Acc>(first, half, map, op);
+  return op(left, pairwise_reduce<Acc>(first + half, n - half, map, op));
+}
+
+template <class Acc, class It, class Map, class Op>
+struct reduce_part {
+  It first;
+  std::int64_t n;
+  Map map;
+  Op op;
+  Acc operator()(std::int64_t part) const {
+    const std::int64_t begin = part * pairwise_part;
+    return pairwise_reduce<Acc>(first + begin, std::min(pairwise_part, n - begin), map, op);
+  }
+};
+
 template <class Acc, class F, class Op, class Policy, class... In>
 Acc thrust_reduce(const Policy& policy, F f, Op op, Acc init, std::size_t n, const In*... in) {
   const auto count = static_cast<std::int64_t>(n);
-  if constexpr (plain_reduction<F, In...>) {
-    return (thrust::reduce(policy, in, in + count, init, op), ...);
-  } else {
-    const auto [first, map] = iterate(f, in...);
-    return thrust::transform_reduce(policy, first, first + count, map, init, op);
-  }
+  if (count == 0) return init;
+  const auto [first, map] = iterate(f, in...);
+  const std::int64_t parts = (count + pairwise_part - 1) / pairwise_part;
+  const reduce_part<Acc, decltype(first), decltype(map), Op> part{first, count, map, op};
+  if (parts == 1) return op(init, part(0));
+  std::vector<Acc> partials(static_cast<std::size_t>(parts));
+  thrust::transform(policy, thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(parts),
+                    partials.begin(), part);
+  return op(init, pairwise_reduce<Acc>(partials.data(), parts, [](const Acc& a) { return a; }, op));
 }
 
 // The same reduction into an output iterator (CCCL 3.2's reduce_into): the result stays on the
