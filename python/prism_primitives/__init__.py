@@ -217,7 +217,8 @@ def scale(alpha, x, out=None, *, impl="automatic", stream=None):
 
 
 def clamp(x, lo, hi, out=None, *, impl="automatic", stream=None):
-    """out[i] = x[i] limited to [lo, hi] (lo > hi: ValueError)."""
+    """out[i] = x[i] limited to [lo, hi] (lo > hi: ValueError). A NaN x stays NaN; a NaN bound
+    bounds nothing (numpy.clip gives NaN)."""
     return _scale_or_clamp("clamp", x, out, impl, stream, lo, hi)
 
 
@@ -262,7 +263,8 @@ def where(condition, a, b, out=None, *, impl="automatic", stream=None):
 
 def cast(x, dtype=None, out=None, *, impl="automatic", stream=None):
     """out[i] = x[i] converted to out's type (or a new array of `dtype`): floats to integers
-    truncate toward zero and saturate, NaN gives 0; to 16-bit floats round to nearest even."""
+    truncate toward zero and saturate, NaN gives 0; to 16-bit floats round to nearest even, any
+    NaN becoming the canonical NaN (its sign clear: numpy keeps the sign)."""
     call = _Call((x, out), stream)
     if out is None:
         if dtype is None:
@@ -567,7 +569,10 @@ def sort(keys, out=None, *, axis=None, descending=False, impl="automatic", strea
     """The keys in order, into out (a new flat array without it; out=keys sorts in place).
     axis=-1 (numpy.sort's axis): each row along the last axis sorted on its own, the result of the
     keys' shape (prism::segmented_sort with rows of keys.shape[-1]). axis=None, the default, sorts
-    the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result)."""
+    the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result).
+    A NaN sorts by its sign bit: np.nan (sign clear) after +inf, as numpy.sort puts every NaN, but
+    a NaN with the sign set before -inf, and x86's arithmetic makes those (0/0, inf - inf,
+    np.sqrt(-1), np.log(-1)); numpy.sort puts them last too."""
     call = _Call((keys, out), stream)
     cols = None if axis is None else _last_axis("sort", keys, axis)
     if out is None:
@@ -602,10 +607,15 @@ def argsort(keys, out=None, *, axis=None, descending=False, impl="automatic", st
         _prism.argsort(call(keys), call(out), descending, impl, call.stream)
     else:
         cols = _last_axis("argsort", keys, axis)
-        if out is None:
+        # The rows' positions start in an array of the call's own, so that a refused out is left
+        # as it was (out itself when the call makes it).
+        made = out is None
+        if made:
             out = _like(call, keys, "int64")
+        positions = out if made else _like(call, keys, "int64")
         sorted_keys = _like(call, keys)
-        _prism.argsort_rows(call(keys), call(sorted_keys), call(out), cols, descending, impl, call.stream)
+        _prism.argsort_rows(call(keys), call(sorted_keys), call(positions), call(out), cols, descending, impl,
+                            call.stream)
     call.done()
     return out
 
@@ -719,6 +729,17 @@ def setxor1d(a, b, out=None, *, count=None, impl="automatic", stream=None):
     times, sorted."""
     return _set_operation("set_symmetric_difference", a, b, out, count, impl, stream,
                           lambda m, n: m + n)
+
+
+_SET_NOTE = """
+
+    On sorted multisets (the C++ standard library's set operations, not NumPy's on sets: NumPy's
+    functions sort and deduplicate first); unsorted input gives an unspecified result. Values are
+    compared in the sort functions' order: -0.0 equals +0.0, and NaNs of one sign are equal (NumPy
+    keeps every NaN apart)."""
+for _f in (union1d, intersect1d, setdiff1d, setxor1d):
+    _f.__doc__ += _SET_NOTE
+del _f
 
 
 # ---- searching ----------------------------------------------------------------------------------

@@ -801,7 +801,13 @@ void read(array& a, nb::handle object, bool output, bool consume, std::vector<st
     if (shape != nullptr) *shape = d->shape;
     return;
   }
-  if (PyObject_CheckBuffer(object.ptr())) return read_buffer(a, object, output, shape);
+  if (PyObject_CheckBuffer(object.ptr())) {
+    // numpy.ma's masked arrays give their buffer, masked elements included, without the mask.
+    if (PyObject_HasAttrString(object.ptr(), "_mask") && PyObject_HasAttrString(object.ptr(), "filled"))
+      refuse(a, "is a masked array (numpy.ma): prism reads every element; pass x.filled(value) or "
+                "x.compressed()");
+    return read_buffer(a, object, output, shape);
+  }
   if (has_protocol(object, "__dlpack__")) {
     nb::object capsule = export_with_stream(a, object, nullptr);
     return read_capsule(a, capsule, output, true, shape);

@@ -25,11 +25,12 @@ nb::object to_python(const R& value) {
   }
 }
 
-// The result array of type R for `into`: exactly R, or for an index or a count (size_t,
-// uint64_t) either eight-byte integer type.
-template <class R>
+// The result array of type R for `into`: exactly R, or for an index or a count (Counted: R is
+// size_t or uint64_t) either eight-byte integer type. A sum of unsigned integers is uint64 and
+// counts as a value: exactly R.
+template <class R, bool Counted>
 prism::span<R> result_span(const array& out) {
-  if constexpr (std::is_same_v<R, std::size_t> || std::is_same_v<R, std::uint64_t>) {
+  if constexpr (Counted) {
     return count_span<R>(out);
   } else {
     return out.out<R>();
@@ -45,10 +46,10 @@ nb::object returned(const char* algorithm, const array& x, Entry entry) {
 }
 
 // The same returned (no out) or into out.
-template <class R, class Entry>
+template <class R, bool Counted = false, class Entry>
 nb::object deliver(const char* algorithm, const array& x, const array* out, Entry entry) {
   if (out == nullptr) return returned<R>(algorithm, x, entry);
-  prism::span<R> into = result_span<R>(*out);
+  prism::span<R> into = result_span<R, Counted>(*out);
   device_scope device(algorithm, {&x, out});
   without_gil([&] { entry(&into); });
   return nb::none();
@@ -111,9 +112,11 @@ nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, n
     if constexpr (offers<Op, T>()) {
       using R = typename ops::reduction<Op>::template result<T>;
       constexpr bool pair = std::is_same_v<R, prism::minmax_result<T>>;
+      // argmin and argmax: a position (int64, as NumPy's), not a uint64 value.
+      constexpr bool index = std::is_same_v<Op, ops::argmin> || std::is_same_v<Op, ops::argmax>;
       const element type = [] {
         if constexpr (pair) return element_of<T>();  // [min, max] in x's type
-        else if constexpr (std::is_same_v<R, std::size_t>) return element::i64;  // an index
+        else if constexpr (index) return element::i64;
         else return element_of<R>();
       }();
       nb::object into = nb::borrow(out_);
@@ -124,7 +127,7 @@ nb::object reduction(nb::handle x_, nb::handle out_, const std::string& which, n
       const auto entry = [&](auto* to) { return ops::reduction<Op>::template entry<T>(p, in, to); };
       nb::object value;
       if constexpr (pair) value = deliver_pair<T>(x, out, entry);
-      else value = deliver<R>(Op::name, x, out, entry);
+      else value = deliver<R, index>(Op::name, x, out, entry);
       return out != nullptr ? into : host_scalar(type, value);
     }
     not_offered(Op::name, x.type);
@@ -178,7 +181,7 @@ nb::object count_if(nb::handle x_, const std::string& compare, nb::handle value_
     if constexpr (prism::reduce_element<T>) {
       const T value = scalar_from<T>(value_, "value");
       const auto in = x.in<T>();
-      return deliver<std::uint64_t>("count_if", x, out,
+      return deliver<std::uint64_t, true>("count_if", x, out,
                                     [&](auto* into) { return detail::count_if(p, in, c, value, into); });
     }
     not_offered("count_if", x.type);

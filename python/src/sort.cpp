@@ -104,28 +104,32 @@ void argsort(nb::handle keys_, nb::handle indices_, bool descending, const std::
 // Each row's sorting permutation, positions within the row (int64): the positions 0 .. cols - 1
 // written into every row (one row by sequence, then copies doubling the rows written), then
 // carried as values by the segmented sort; the sorted keys go to `sorted`, discarded.
-void argsort_rows(nb::handle keys_, nb::handle sorted_, nb::handle indices_, std::size_t cols, bool descending,
-                  const std::string& which, std::uintptr_t stream) {
+// Each row's positions 0 .. cols - 1 are written into `positions` (the call's own array, or out
+// itself when the call made out), then sorted with the keys into out: a caller's out is written
+// only by the sort, after every check.
+void argsort_rows(nb::handle keys_, nb::handle sorted_, nb::handle positions_, nb::handle indices_, std::size_t cols,
+                  bool descending, const std::string& which, std::uintptr_t stream) {
   const array keys = take(keys_, "keys", false), sorted = take(sorted_, "sorted keys", true),
-              indices = take(indices_, "out", true);
+              positions = take(positions_, "positions", true), indices = take(indices_, "out", true);
   const auto p = policy("argsort", which, stream);
   for_sort_keys("argsort", keys, [&](auto tag) {
     using K = typename decltype(tag)::type;
     const auto k = keys.in<K>();
     const auto s = sorted.out<K>();
     const auto i = indices.out<std::int64_t>();
-    device_scope device("argsort", {&keys, &sorted, &indices});
+    const auto at = positions.out<std::int64_t>();
+    device_scope device("argsort", {&keys, &sorted, &positions, &indices});
     without_gil([&] {
       const std::size_t n = i.size();
-      if (n != k.size()) throw std::invalid_argument("prism.argsort: out must have the keys' size");
+      if (n != k.size() || at.size() != n) throw std::invalid_argument("prism.argsort: out must have the keys' size");
       if (cols > 0 && n > 0) {
-        prism::sequence(p, i.subspan(0, std::min(cols, n)), std::int64_t{0});
+        prism::sequence(p, at.subspan(0, std::min(cols, n)), std::int64_t{0});
         for (std::size_t have = cols; have < n; have *= 2) {
           const std::size_t more = std::min(have, n - have);
-          prism::copy(p, prism::span<const std::int64_t>(i.subspan(0, more)), i.subspan(have, more));
+          prism::copy(p, prism::span<const std::int64_t>(at.subspan(0, more)), at.subspan(have, more));
         }
       }
-      prism::segmented_sort_by_key(p, k, prism::span<const std::int64_t>(i), prism::fixed_segments{cols}, s, i,
+      prism::segmented_sort_by_key(p, k, prism::span<const std::int64_t>(at), prism::fixed_segments{cols}, s, i,
                                    order_of(descending));
     });
   });
@@ -139,8 +143,8 @@ void bind_sort(nb::module_& m) {
   m.def("sort_by_key", &sort_by_key, "keys"_a, "values"_a, "keys_out"_a, "values_out"_a, "descending"_a, "impl"_a,
         "stream"_a);
   m.def("argsort", &argsort, "keys"_a, "indices"_a, "descending"_a, "impl"_a, "stream"_a);
-  m.def("argsort_rows", &argsort_rows, "keys"_a, "sorted"_a, "indices"_a, "cols"_a, "descending"_a, "impl"_a,
-        "stream"_a);
+  m.def("argsort_rows", &argsort_rows, "keys"_a, "sorted"_a, "positions"_a, "indices"_a, "cols"_a, "descending"_a,
+        "impl"_a, "stream"_a);
 }
 
 }  // namespace prism::python

@@ -293,6 +293,43 @@ def test_sum_product_dot(xp, rng, dtype):
                 np.testing.assert_allclose(p, np.prod(small.astype(np.float64)), rtol=EPS[dtype] * (4 * n + 8))
 
 
+def test_unsigned_results_stay_unsigned(xp):
+    """Sums of unsigned integers are uint64 (NumPy's), past 2^63 too, and min and max keep the
+    type; argmin and argmax are int64 positions."""
+    big = np.array([2 ** 63, 5, 2 ** 64 - 7], np.uint64)
+    small = np.array([4, 1, 2 ** 32 - 1], np.uint32)
+    for impl in xp.implementations:
+        s = prism.sum(xp.put(big[:2]), impl=impl)
+        assert np.asarray(value_of(xp, s)).dtype == np.uint64
+        assert int(value_of(xp, s)) == 2 ** 63 + 5
+        assert int(value_of(xp, prism.max(xp.put(big), impl=impl))) == 2 ** 64 - 7
+        assert int(value_of(xp, prism.sum(xp.put(small), impl=impl))) == 2 ** 32 + 4
+        assert int(value_of(xp, prism.argmax(xp.put(big), impl=impl))) == 2
+        out = xp.put(np.zeros(1, np.uint64))
+        prism.sum(xp.put(big[:2]), out=out, impl=impl)
+        assert int(xp.get(out)[0]) == 2 ** 63 + 5
+    with pytest.raises(ValueError):  # a uint64 value into an int64 array: refused, not wrapped
+        prism.max(big, out=np.zeros(1, np.int64))
+
+
+def test_float32_sums_stay_precise():
+    """Long float32 sums on the CPU add pairwise, as NumPy: ten million 0.1f within a few ulps."""
+    x = np.full(10 ** 7, 0.1, np.float32)
+    exact = float(np.float32(0.1)) * 10 ** 7
+    assert abs(float(prism.sum(x)) - exact) <= 1e-6 * exact
+    assert abs(float(prism.mean(x)) - float(np.float32(0.1))) <= 1e-6
+
+
+def test_masked_arrays_refused():
+    """numpy.ma's masked arrays give their buffer without the mask: refused, not misread."""
+    ma = np.ma.masked_array([1.0, 99.0], mask=[0, 1])
+    with pytest.raises((TypeError, ValueError), match="masked"):
+        prism.sum(ma)
+    out = np.ma.masked_array(np.zeros(2), mask=[0, 0])
+    with pytest.raises((TypeError, ValueError), match="masked"):
+        prism.add(np.ones(2), np.ones(2), out=out)
+
+
 @pytest.mark.parametrize("dtype", FLOATS + INTEGERS)
 def test_extrema(xp, rng, dtype):
     for n in SIZES[1:]:
