@@ -18,8 +18,10 @@
 //
 // Semantics, the same in every implementation (the cpu one included):
 // - Floating point: NaN and infinity propagate as IEEE 754 says. min and max return NaN when
-//   either argument is NaN (IEEE 754-2019 minimum/maximum, not C's fmin/fmax); relu and clamp
-//   pass NaN through. sqrt and log of negatives give NaN, log(0) = -inf, rsqrt(0) = +inf. The GPU
+//   either argument is NaN (as IEEE 754-2019 minimum/maximum, not C's fmin/fmax); of -0.0 and
+//   +0.0, which compare equal, they return the first argument (IEEE 754-2019 orders -0.0 below
+//   +0.0; NumPy's minimum and maximum return the second). relu and clamp pass a NaN x through; a
+//   NaN bound of clamp bounds nothing (NumPy's clip gives NaN). sqrt and log of negatives give NaN, log(0) = -inf, rsqrt(0) = +inf. The GPU
 //   math functions (exp, log, sin, cos, tanh, rsqrt) are CUDA's: within 2 ulp of the exact result,
 //   not always the same bits as the host's libm.
 // - __half and __nv_bfloat16 are stored in 16 bits and computed in float: each result is the
@@ -30,7 +32,8 @@
 //   INT_MIN (the wrapped quotient): neither traps, on the GPU or the CPU.
 // - cast: float to integer truncates toward zero and saturates at the integer's range, NaN gives
 //   0 (CUDA's conversion, made the CPU's too); integer to float rounds to nearest; to __half and
-//   __nv_bfloat16 rounds to nearest even, overflowing to infinity.
+//   __nv_bfloat16 rounds to nearest even, overflowing to infinity, and any NaN becomes CUDA's
+//   canonical NaN (0x7FFF, its sign clear; NumPy keeps the sign).
 #include <prism/automatic.hpp>
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
@@ -191,8 +194,8 @@ template <> struct binary<add> { static constexpr const char* doc = "out[i] = a[
 template <> struct binary<sub> { static constexpr const char* doc = "out[i] = a[i] - b[i]."; static constexpr binary_op code = binary_op::sub; };
 template <> struct binary<mul> { static constexpr const char* doc = "out[i] = a[i] * b[i]."; static constexpr binary_op code = binary_op::mul; };
 template <> struct binary<div> { static constexpr const char* doc = "out[i] = a[i] / b[i]; integers truncate toward zero, x / 0 = 0."; static constexpr binary_op code = binary_op::div; };
-template <> struct binary<min> { static constexpr const char* doc = "out[i] = the smaller of a[i] and b[i] (NaN if either is NaN)."; static constexpr binary_op code = binary_op::min; };
-template <> struct binary<max> { static constexpr const char* doc = "out[i] = the larger of a[i] and b[i] (NaN if either is NaN)."; static constexpr binary_op code = binary_op::max; };
+template <> struct binary<min> { static constexpr const char* doc = "out[i] = the smaller of a[i] and b[i] (NaN if either is NaN; of -0.0 and +0.0, a[i])."; static constexpr binary_op code = binary_op::min; };
+template <> struct binary<max> { static constexpr const char* doc = "out[i] = the larger of a[i] and b[i] (NaN if either is NaN; of -0.0 and +0.0, a[i])."; static constexpr binary_op code = binary_op::max; };
 using binaries = type_list<add, sub, mul, div, min, max>;
 
 template <class Op, class A, class B, class O>
