@@ -30,9 +30,10 @@
 //   pass with Chan's pairwise combine of per-part (count, mean, squared deviations): stable where
 //   sum(x^2)/n - mean^2 cancels. norm2 does not rescale: it overflows where sum(x^2) does.
 // - Determinism: every implementation is run-to-run deterministic (bitwise, for floating point)
-//   on the same device with the same n and alignment; cpu, on a machine with the same number of
-//   processors (Thrust cuts the input into one interval per processor). Different
-//   implementations add in different orders and may differ in the last bits.
+//   on the same device with the same n and alignment; cpu whatever the number of processors (it
+//   adds pairwise, as NumPy: runs of 16 elements in order, then a balanced tree of those, over
+//   parts of 2^16 elements that the threads share). Different implementations add in different
+//   orders and may differ in the last bits.
 // - Counting compares with IEEE semantics: a NaN is not equal to anything, itself included.
 // - reduce(x, init, op) is std::reduce's: init combined once with every element (init alone for an
 //   empty input), for op std::plus, std::multiplies (of any type or of none), prism::min or
