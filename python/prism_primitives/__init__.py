@@ -74,6 +74,8 @@ RuntimeError with CUDA's message, and GPU arrays in a process without a usable G
 RuntimeError naming the array's device. The GIL is released while prism runs: other threads run
 meanwhile, and several threads may call prism at once.
 """
+import operator as _operator
+
 import numpy as _np
 
 from . import _prism
@@ -641,6 +643,10 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
             raise ValueError("prism.histogram: edges needs at least two elements")
     elif lo is None or hi is None:
         raise ValueError("prism.histogram: give lo and hi (or edges)")
+    if bins is not None and edges is None:
+        bins = _operator.index(bins)  # an integer (TypeError for 2.5 or "4")
+        if not 1 <= bins <= 2 ** 31 - 2:
+            raise ValueError(f"prism.histogram: {bins} bins (1 to 2^31 - 2)")
     if out is None:
         if bins is None:
             raise ValueError("prism.histogram: give bins (or out, whose length is the number of bins)")
@@ -879,9 +885,13 @@ def top_k(x, k, largest=True, *, offsets=None, values=None, indices=None, impl="
     shape, dtype = _describe(x)
     shape = tuple(shape)
     row_length = shape[-1] if shape else 1
-    k = int(k)
+    k = _operator.index(k)  # an integer (TypeError for 2.7 or "3")
     if k < 0:
         raise ValueError(f"prism.top_k: k = {k} is negative")
+    if offsets is None and k > row_length:
+        raise ValueError(f"prism.top_k: k = {k} is more than the row's {row_length} elements")
+    if k > 2 ** 40:
+        raise ValueError(f"prism.top_k: k = {k} is more than any segment can hold")
     out_shape = (shape[:-1] if shape else ()) + (k,)
     if offsets is not None:
         if _size(offsets) == 0:

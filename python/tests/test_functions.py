@@ -625,6 +625,11 @@ def test_sort_and_histogram_errors(xp):
     samples = xp.put(np.linspace(0, 1, 100, dtype=np.float32))
     with pytest.raises(ValueError, match="3 elements for 4 bins"):
         prism.histogram(samples, 4, 0.0, 1.0, out=xp.put(np.zeros(3, np.int64)))
+    with pytest.raises(TypeError):  # bins an integer
+        prism.histogram(np.ones(4, np.float32), 2.5, 0.0, 4.0)
+    for bins in (0, -1, 2 ** 40):
+        with pytest.raises(ValueError):
+            prism.histogram(np.ones(4, np.float32), bins, 0.0, 4.0)
     with pytest.raises(ValueError, match="lo and hi"):
         prism.histogram(samples, 4)
     with pytest.raises(ValueError, match="not both"):

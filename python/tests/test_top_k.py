@@ -118,6 +118,11 @@ def test_k_zero_and_refusals(xp):
             prism.top_k(x, 6, impl=impl)
         with pytest.raises(ValueError):
             prism.top_k(x, -1, impl=impl)
+        with pytest.raises(ValueError):  # past any row, before anything is made for it
+            prism.top_k(x, 2 ** 63, impl=impl)
+        for not_an_integer in (2.7, "3", None):
+            with pytest.raises(TypeError):
+                prism.top_k(x, not_an_integer, impl=impl)
         indices = xp.put(np.full(2, 7, dtype=np.uint32))
         with pytest.raises((ValueError, TypeError)):
             prism.top_k(x, 2, indices=indices, impl=impl)
