@@ -76,11 +76,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <vector>
 
 namespace prism {
 namespace detail {
@@ -182,10 +182,11 @@ Acc thrust_reduce(const Policy& policy, F f, Op op, Acc init, std::size_t n, con
   const std::int64_t parts = (count + pairwise_part - 1) / pairwise_part;
   const reduce_part<Acc, decltype(first), decltype(map), Op> part{first, count, map, op};
   if (parts == 1) return op(init, part(0));
-  std::vector<Acc> partials(static_cast<std::size_t>(parts));
+  // An array of Acc, not a std::vector (whose bool is bits).
+  const std::unique_ptr<Acc[]> partials(new Acc[static_cast<std::size_t>(parts)]);
   thrust::transform(policy, thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(parts),
-                    partials.begin(), part);
-  return op(init, pairwise_reduce<Acc>(partials.data(), parts, [](const Acc& a) { return a; }, op));
+                    partials.get(), part);
+  return op(init, pairwise_reduce<Acc>(partials.get(), parts, [](const Acc& a) { return a; }, op));
 }
 
 // The same reduction into an output iterator (CCCL 3.2's reduce_into): the result stays on the
