@@ -653,9 +653,10 @@ void run(exclusive_scan_by_key, const execution_policy& policy, K&& keys, X&& x,
 }
 
 // Thrust's shorter forms: op defaults to plus (functors::plus: integers wrap), eq to ==. A single
-// functor after the by-key arrays is the equality, as in Thrust.
+// functor after the by-key arrays is the equality, as in Thrust. exclusive_scan(x, out, init) of
+// the standard types is <prism/scan.hpp>'s, compiled into the library.
 template <class X, class O>
-  requires detail::writable_array<O> && array_of<X, value_t<O>>
+  requires detail::writable_array<O> && array_of<X, value_t<O>> && (!scan_arrays<X, O>)
 void run(exclusive_scan, const execution_policy& policy, X&& x, O&& out, const value_t<O>& init) {
   run(exclusive_scan{}, policy, x, out, init, functors::plus<value_t<O>>{});
 }
