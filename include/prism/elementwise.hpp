@@ -21,9 +21,10 @@
 //   either argument is NaN (as IEEE 754-2019 minimum/maximum, not C's fmin/fmax); of -0.0 and
 //   +0.0, which compare equal, they return the first argument (IEEE 754-2019 orders -0.0 below
 //   +0.0; NumPy's minimum and maximum return the second). relu and clamp pass a NaN x through; a
-//   NaN bound of clamp bounds nothing (NumPy's clip gives NaN). sqrt and log of negatives give NaN, log(0) = -inf, rsqrt(0) = +inf. The GPU
-//   math functions (exp, log, sin, cos, tanh, rsqrt) are CUDA's: within 2 ulp of the exact result,
-//   not always the same bits as the host's libm.
+//   NaN bound of clamp bounds nothing (NumPy's clip gives NaN). sqrt and log of negatives give
+//   NaN, log(0) = -inf, rsqrt(0) = +inf. The GPU math functions (exp, log, sin, cos, tanh,
+//   rsqrt) are CUDA's: within 2 ulp of the exact result, not always the same bits as the host's
+//   libm.
 // - __half and __nv_bfloat16 are stored in 16 bits and computed in float: each result is the
 //   float result rounded to the nearest 16-bit value. Their scalar parameters (alpha, lo, start,
 //   ...) are float.
