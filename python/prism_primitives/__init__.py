@@ -26,7 +26,13 @@ the buffer protocol gives is checked before it is used (a shape whose byte size 
 63 bits, negative extents, an unknown type or device, a mask, a stream 0 are ValueErrors too).
 PyTorch tensors whose negative or conjugate bit is set (torch._neg_view, conj()) are refused:
 call .resolve_neg() / .resolve_conj() first. JAX arrays are immutable: never an output. Shapes do
-not broadcast: an element-wise call sees its arrays as flat runs of the same length.
+not broadcast: an element-wise call sees its arrays as flat runs of the same length, except that
+an operand of the binary operations (add, sub, ..., maximum) and of where may be one value for
+every element, as NumPy broadcasts a scalar: a Python int, float or bool, converted to the other
+operand's type as NumPy 2 converts Python numbers (a float with an integer array is refused, an
+int out of the type's range too), or an array of one element of the same type (a NumPy scalar, a
+0-d array, a reduction's result on the host or, read first so that the call waits, a GPU).
+prism.add(x, 1.0) fills a temporary array with 1.0 and adds it: one more pass over memory.
 
 Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
 allocated like the first input: on the host a NumPy array (a torch tensor for torch's host
@@ -254,13 +260,11 @@ def fma(a, b, c, out=None, *, impl="automatic", stream=None):
 
 
 def where(condition, a, b, out=None, *, impl="automatic", stream=None):
-    """out[i] = a[i] if condition[i] else b[i]; condition is bool or uint8."""
-    call = _Call((a, b, condition, out), stream)
-    if out is None:
-        out = _like(call, a)
-    _prism.where(call(condition), call(a), call(b), call(out), impl, call.stream)
-    call.done()
-    return out
+    """out[i] = a[i] if condition[i] else b[i] (np.where(condition, a, b)); condition is bool or
+    uint8. a or b may be one value for every element (np.where(x > 0, x, 0)): a Python number, or
+    an array of one element of the other's type. Without out, the result is shaped like the
+    condition, of a's or b's type (of two numbers: float64 if one is a float, else int64)."""
+    return _prism.where(condition, a, b, out, impl, stream)
 
 
 def cast(x, dtype=None, out=None, *, impl="automatic", stream=None):

@@ -6,8 +6,12 @@
 #include "calls.hpp"
 
 #include <prism/elementwise.hpp>
+#include <prism/error.hpp>
 #include <prism/gather.hpp>
 
+#include <cstring>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -23,24 +27,137 @@ void for_output(const char* algorithm, const array& out, F&& f) {
   for_offered<arithmetic>(out, algorithm, "outputs", f);
 }
 
+// ---- operands: an array, or one value for every element -------------------------------------------
+// NumPy broadcasts a scalar (np.add(x, 1), np.where(x > 0, x, 0)), and so do the binary operations
+// and where: an operand may be one value in place of an array. A Python int, float or bool (exactly
+// those types) is converted to the result's element type, as NumPy 2 converts Python numbers (a
+// float for an integer array is refused, as is an integer out of range); an array of one element
+// beside longer arrays (a NumPy scalar, a 0-d array, a reduction's result) must have that type,
+// and a GPU one is read first: the call waits for it. The value is written into a temporary array
+// of the call's length (fill), which the operation reads: one more pass, and that array's memory.
+
+bool is_number(nb::handle x) noexcept {
+  PyObject* o = x.ptr();
+  return PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o);
+}
+
+// What the call reads of an operand: None for a number (it is not an array).
+nb::handle array_or_none(nb::handle x) noexcept { return is_number(x) ? nb::none() : x; }
+
+struct operand {
+  nb::handle object;
+  const char* role;
+  array values;           // as the call took it; empty for a number
+  bool number = false;
+  bool repeated = false;  // one value standing for every element
+};
+
+// Takes the operands, each refused by its name before anything is made.
+void take_operands(call& c, std::span<operand> operands) {
+  for (operand& o : operands) {
+    o.number = is_number(o.object);
+    if (!o.number) o.values = c.take(o.object, o.role, false);
+  }
+}
+
+// The length of the first operand that is an array of other than one element, if one is.
+std::optional<std::size_t> length_of(std::span<const operand> operands) {
+  for (const operand& o : operands)
+    if (!o.number && o.values.size != 1) return o.values.size;
+  return std::nullopt;
+}
+
+// Marks the operands that stand for one value in a call of n elements: the numbers, and the
+// arrays of one element where n is not 1.
+void repeat(std::span<operand> operands, std::size_t n) {
+  for (operand& o : operands) o.repeated = o.number || (o.values.size == 1 && n != 1);
+}
+
+// The value a repeated operand stands for, as the operation's scalar type.
+template <class T>
+prism::scalar<T> value_of(const operand& o, std::uintptr_t stream) {
+  using S = prism::scalar<T>;
+  if (o.number) return scalar_from<S>(o.object, o.role);
+  const auto one = o.values.in<T>();  // of the operation's type, or refused
+  T v{};
+  if (o.values.device_type == 1) {
+    std::memcpy(&v, one.data(), sizeof(T));
+  } else {  // device, managed or pinned memory: after the work the call is ordered after
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    without_gil([&] {
+      prism::check(cudaMemcpyAsync(&v, one.data(), sizeof(T), cudaMemcpyDefault, s), "cudaMemcpyAsync", o.role);
+      prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", o.role);
+    });
+  }
+  return static_cast<S>(v);
+}
+
+// Refuses, before the device is touched, an array operand not of T and a number out of T's range.
+template <class T>
+void check_operands(std::span<const operand> operands) {
+  for (const operand& o : operands)
+    if (o.number) (void)scalar_from<prism::scalar<T>>(o.object, o.role);
+    else (void)o.values.in<T>();
+}
+
+// f(x, y) with the two operands as spans of T: an array as it is, a repeated one as a temporary
+// array of n elements filled with its value (alive while f runs). On the call's device, after
+// check_operands.
+template <class T, class F>
+void with_values(call& c, std::span<operand, 2> operands, std::size_t n, const prism::execution_policy& p,
+                 F&& f) {
+  using S = prism::scalar<T>;
+  S values[2]{};
+  for (int i = 0; i < 2; ++i)
+    if (operands[i].repeated) values[i] = value_of<T>(operands[i], c.stream());
+  nb::object made[2];
+  array filled[2];
+  prism::span<const T> spans[2];
+  for (int i = 0; i < 2; ++i) {
+    if (!operands[i].repeated) {
+      spans[i] = operands[i].values.in<T>();
+      continue;
+    }
+    made[i] = c.allocate({static_cast<std::int64_t>(n)}, name(element_of<T>()));
+    filled[i] = c.take(made[i], operands[i].role, true);
+    const auto full = filled[i].out<T>();
+    without_gil([&] { detail::elementwise<T>::generate(p, generator_op::fill, full, values[i], S{}); });
+    spans[i] = full;
+  }
+  f(spans[0], spans[1]);
+}
+
 // One entry per binary operation of the family's table (prism::ops::binaries): the whole call,
-// from the caller's arrays (out allocated like a when it is None) to the result.
+// from the caller's arrays (out allocated like the array operand when it is None) to the result.
 template <class Op>
 nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which, nb::handle stream) {
-  call c({a_, b_, out_}, stream);
+  call c({array_or_none(a_), array_or_none(b_), out_}, stream);
   nb::object result;
   {
-    // The inputs first: an array prism cannot read is refused by its name before anything is made.
-    const array a = c.take(a_, "a", false), b = c.take(b_, "b", false);
-    result = out_.is_none() ? c.like(a_, nb::none(), false) : nb::borrow(out_);
-    const array out = c.take(result, "out", true);
+    operand operands[2] = {{a_, "a"}, {b_, "b"}};
+    take_operands(c, operands);
+    array out;
+    if (!out_.is_none()) result = nb::borrow(out_), out = c.take(result, "out", true);
+    // The length of the longer array, else of out: NumPy broadcasts one value to out's shape too.
+    const std::size_t n = length_of(operands).value_or(out_.is_none() ? 1 : out.size);
+    repeat(operands, n);
+    if (out_.is_none()) {
+      const operand* shape = !operands[0].repeated ? &operands[0] : !operands[1].repeated ? &operands[1] : nullptr;
+      if (shape == nullptr)
+        throw std::invalid_argument(std::string("prism.") + Op::name +
+                                    ": a and b are both numbers: one must be an array (or give out=)");
+      result = c.like(shape->object, nb::none(), false);
+      out = c.take(result, "out", true);
+    }
     const auto p = policy(Op::name, which, c.stream());
     for_output(Op::name, out, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const auto x = a.in<T>(), y = b.in<T>();
       const auto z = out.out<T>();
-      device_scope device(Op::name, {&a, &b, &out});
-      without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
+      check_operands<T>(operands);
+      device_scope device(Op::name, {&operands[0].values, &operands[1].values, &out});
+      with_values<T>(c, operands, n, p, [&](auto x, auto y) {
+        without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
+      });
     });
   }
   c.done();
@@ -137,19 +254,48 @@ prism::span<const std::uint8_t> condition_bytes(const array& condition) {
   return {static_cast<const std::uint8_t*>(condition.data), condition.size};
 }
 
-void where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which,
-           std::uintptr_t stream) {
-  const array condition = take(condition_, "condition", false), a = take(a_, "a", false),
-              b = take(b_, "b", false), out = take(out_, "out", true);
-  const auto p = policy("where", which, stream);
-  const auto mask = condition_bytes(condition);
-  for_output("where", out, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto x = a.in<T>(), y = b.in<T>();
-    const auto r = out.out<T>();
-    device_scope device("where", {&condition, &a, &b, &out});
-    without_gil([&] { detail::elementwise<T>::where(p, mask, x, y, r); });
-  });
+// out[i] = a[i] where condition[i], else b[i]. Without out=, the result has the shape of the
+// condition (of a or b where one is as long) and the type of a or b, whichever is an array; of
+// numbers alone, NumPy's: float64 if one is a float, else int64 (bool for two bools: refused).
+nb::object where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle out_, const std::string& which,
+                 nb::handle stream) {
+  call c({array_or_none(a_), array_or_none(b_), condition_, out_}, stream);
+  nb::object result;
+  {
+    const array condition = c.take(condition_, "condition", false);
+    operand operands[2] = {{a_, "a"}, {b_, "b"}};
+    take_operands(c, operands);
+    const auto mask = condition_bytes(condition);
+    repeat(operands, condition.size);
+    if (out_.is_none()) {
+      const operand* shape = !operands[0].repeated ? &operands[0] : !operands[1].repeated ? &operands[1] : nullptr;
+      const operand* typed = !operands[0].number ? &operands[0] : !operands[1].number ? &operands[1] : nullptr;
+      nb::object dtype = nb::none();
+      if (shape == nullptr && typed != nullptr) {
+        dtype = nb::str(name(typed->values.type));
+      } else if (shape == nullptr) {
+        const bool floats = PyFloat_CheckExact(a_.ptr()) || PyFloat_CheckExact(b_.ptr());
+        const bool bools = PyBool_Check(a_.ptr()) && PyBool_Check(b_.ptr());
+        dtype = nb::str(floats ? "float64" : bools ? "bool" : "int64");
+      }
+      result = c.like(shape != nullptr ? shape->object : condition_, dtype, false);
+    } else {
+      result = nb::borrow(out_);
+    }
+    const array out = c.take(result, "out", true);
+    const auto p = policy("where", which, c.stream());
+    for_output("where", out, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto r = out.out<T>();
+      check_operands<T>(operands);
+      device_scope device("where", {&condition, &operands[0].values, &operands[1].values, &out});
+      with_values<T>(c, operands, condition.size, p, [&](auto x, auto y) {
+        without_gil([&] { detail::elementwise<T>::where(p, mask, x, y, r); });
+      });
+    });
+  }
+  c.done();
+  return result;
 }
 
 void generate(const std::string& op, nb::handle out_, nb::handle start_, nb::handle step_,
@@ -275,7 +421,7 @@ void bind_elementwise(nb::module_& m) {
   nb::list binaries, unaries;
   for_each_type(ops::binaries{}, [&](auto t) {
     using Op = typename decltype(t)::type;
-    e.def(Op::name, &binary<Op>, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
+    e.def(Op::name, &binary<Op>, "a"_a.none(), "b"_a.none(), "out"_a.none(), "impl"_a, "stream"_a.none());
     binaries.append(nb::make_tuple(Op::name, ops::binary<Op>::doc));
   });
   for_each_type(ops::unaries{}, [&](auto t) {
@@ -293,7 +439,7 @@ void bind_elementwise(nb::module_& m) {
   m.def("scale_or_clamp", &scale_or_clamp, "op"_a, "x"_a, "out"_a, "p"_a, "q"_a.none(), "impl"_a, "stream"_a);
   m.def("axpby", &axpby, "algorithm"_a, "alpha"_a, "x"_a, "beta"_a, "y"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("fma", &fma, "a"_a, "b"_a, "c"_a, "out"_a, "impl"_a, "stream"_a);
-  m.def("where", &where, "condition"_a, "a"_a, "b"_a, "out"_a, "impl"_a, "stream"_a);
+  m.def("where", &where, "condition"_a.none(), "a"_a.none(), "b"_a.none(), "out"_a.none(), "impl"_a, "stream"_a.none());
   m.def("generate", &generate, "op"_a, "out"_a, "start"_a, "step"_a.none(), "impl"_a, "stream"_a);
   m.def("cast", &cast, "x"_a, "out"_a, "impl"_a, "stream"_a);
   m.def("adjacent_difference", &adjacent_difference, "x"_a, "out"_a, "impl"_a, "stream"_a);

@@ -79,6 +79,93 @@ def test_binary(xp, rng, op, dtype):
         check_close(xp.get(allocated), expected, dtype)
 
 
+@pytest.mark.parametrize("op", list(BINARY) + ["div"])
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS + ["float16"])
+def test_binary_with_one_value(xp, rng, op, dtype):
+    """np.add(x, 1): a Python number, a NumPy scalar, a 0-d or a one-element array stands for every
+    element, on either side; the number converted to the array's type as NumPy 2 converts it."""
+    kind = np.dtype(dtype).kind
+    for n in (0, 1, 3, 1000):
+        x = values(rng, n, dtype, 1, 100)
+        x[x == 0] = 1  # prism's x / 0 is tested on its own
+        number = 7 if kind in "iu" else 2.75
+        for one in (number, np.array(number, dtype), np.array([number], dtype), np.dtype(dtype).type(number)):
+            for first in (True, False):
+                a, b = (one, x) if first else (x, one)
+                wide = [np.asarray(v, dtype).astype(np.float64) for v in (a, b)]
+                if op == "div":
+                    expected = np.trunc(wide[0] / wide[1]) if kind in "iu" else wide[0] / wide[1]
+                elif op == "sub" and kind == "u":
+                    expected = np.asarray(wide[0] - wide[1]).astype(np.int64).astype(dtype)  # wraps as NumPy
+                else:
+                    expected = BINARY[op](*wide)
+                expected = np.broadcast_to(expected, (n,))
+                da = a if isinstance(a, (int, float)) or not isinstance(a, np.ndarray) or a.size == n else xp.put(a)
+                db = b if isinstance(b, (int, float)) or not isinstance(b, np.ndarray) or b.size == n else xp.put(b)
+                da = xp.put(a) if a is x else da
+                db = xp.put(b) if b is x else db
+                for impl in xp.implementations:
+                    out = poisoned(xp, n, dtype)
+                    assert getattr(prism, op)(da, db, out=out, impl=impl) is out
+                    check_close(xp.get(out), expected, dtype)
+                allocated = getattr(prism, op)(da, db)
+                assert type(allocated) is type(xp.put(x))
+                check_close(xp.get(allocated).reshape(-1), expected, dtype)
+
+
+def test_one_value_refusals(xp):
+    x, out = xp.put(np.arange(8, dtype=np.int32)), xp.put(np.full(8, 77, np.int32))
+    for refused, match in ((2.5, "integer"), (2.0, "integer"), (2 ** 31, "range"), (-1.0, "integer"),
+                           (np.float64(2), "float64, expected int32"), (np.int64(2), "int64, expected int32"),
+                           ([2], "not an array"), (None, "is None")):
+        with pytest.raises(ValueError, match=match):
+            prism.add(x, refused, out=out)
+        with pytest.raises(ValueError, match=match):
+            prism.maximum(refused, x, out=out)
+    np.testing.assert_array_equal(xp.get(out), np.full(8, 77))
+    with pytest.raises(ValueError, match="both numbers"):
+        prism.add(1, 2)
+    with pytest.raises(ValueError, match="expected"):  # two arrays of other lengths: not broadcast
+        prism.add(x, xp.put(np.ones(2, np.int32)), out=out)
+    np.testing.assert_array_equal(xp.get(out), np.full(8, 77))
+    np.testing.assert_array_equal(xp.get(prism.add(1, 2, out=out)), np.full(8, 3))  # out's length
+    np.testing.assert_array_equal(xp.get(prism.sub(xp.put(np.array([9], np.int32)), 2, out=out)), np.full(8, 7))
+    y = xp.put(np.arange(4, dtype=np.uint32))
+    np.testing.assert_array_equal(xp.get(prism.add(y, 2 ** 32 - 1)), np.arange(4, dtype=np.uint32) - 1)
+    with pytest.raises(ValueError, match="range"):
+        prism.add(y, -1)  # NumPy 2 refuses it too
+    f = xp.put(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(xp.get(prism.mul(f, True)), [1.0, 2.0])
+    np.testing.assert_array_equal(xp.get(prism.sub(f, prism.mean(f))), [-0.5, 0.5])  # a 0-d result
+    same = xp.put(np.arange(4, dtype=np.float32))
+    prism.add(same, 1, out=same)  # in place
+    np.testing.assert_array_equal(xp.get(same), [1, 2, 3, 4])
+
+
+def test_where_with_one_value(xp, rng):
+    x = values(rng, 1001, "float32")
+    condition = xp.put(x > 0)
+    dx = xp.put(x)
+    for impl in xp.implementations:
+        np.testing.assert_array_equal(xp.get(prism.where(condition, dx, 0, impl=impl)), np.where(x > 0, x, 0))
+        np.testing.assert_array_equal(xp.get(prism.where(condition, -1.5, dx, impl=impl)), np.where(x > 0, -1.5, x))
+        one = xp.put(np.array([4], np.float32))
+        np.testing.assert_array_equal(xp.get(prism.where(condition, one, dx, impl=impl)), np.where(x > 0, 4, x))
+    for a, b in ((1.0, -1.0), (1, -1), (1, 0.5)):
+        got = prism.where(condition, a, b)
+        expected = np.where(x > 0, a, b)
+        assert got.dtype == expected.dtype and tuple(got.shape) == expected.shape
+        np.testing.assert_array_equal(xp.get(got), expected)
+    out = xp.put(np.full(1001, 77, np.float32))
+    with pytest.raises(ValueError):
+        prism.where(condition, True, False)  # bool results are not offered
+    with pytest.raises(ValueError, match="integer"):
+        prism.where(condition, 0.5, xp.put(np.zeros(1001, np.int32)))
+    with pytest.raises(ValueError, match="float64, expected float32"):
+        prism.where(condition, np.float64(1), dx, out=out)
+    np.testing.assert_array_equal(xp.get(out), np.full(1001, 77))
+
+
 @pytest.mark.parametrize("dtype", FLOATS + ["int32", "int64", "float16"])
 def test_adjacent_difference(xp, rng, dtype):
     for n in SIZES + [1024, 1025, 2049]:
