@@ -758,54 +758,90 @@ del _f
 # NumPy's NaN, sign clear, after +inf, as numpy.sort puts it); the results keep v's shape. Positions
 # are int64 (or into an int32, int64, uint32 or uint64 out). sorted_queries=True promises v is
 # sorted too (raw and cub then search by merging); a promise broken leaves the results unspecified.
-# Nothing waits.
+# v may be one Python number (NumPy's searchsorted(a, 3)): a scalar result for NumPy's a. Nothing
+# waits.
 
-def _bounds(side, a, v, out, sorted_queries, impl, stream):
-    call = _Call((a, v, out), stream)
-    if out is None:
-        out = _like(call, v, "int64")
-    _prism.bounds(side, call(a), call(v), call(out), sorted_queries, impl, call.stream)
+_NUMBERS = (int, float, bool)
+
+
+def _queries(name, a, v):
+    """(v for the call, whether v is one Python number): a number is searched as a 0-d array of a's
+    type (numpy.searchsorted(a, 3)), converted as NumPy 2 converts Python numbers; a float for an
+    integer a is refused (its place among integers is not that of any integer of a's type)."""
+    if type(v) not in _NUMBERS:
+        return v, False
+    dtype = _dtype_of(a)
+    if type(v) is float and not dtype.startswith("float"):
+        raise ValueError(f"prism.{name}: v is a float and a is {dtype}: give v as an array of {dtype}")
+    return v, True
+
+
+def _one_query(call, a, v):
+    """A 0-d array of a's type holding the number v, made on the call's device."""
+    query = call.empty((), _dtype_of(a))
+    _prism.generate("fill", call(query), v, None, "automatic", call.stream)
+    return query
+
+
+def _scalar(result, number, out):
+    """The result of one number's search: a NumPy scalar on the host, else the 0-d array."""
+    return result[()] if number and out is None and isinstance(result, _np.ndarray) else result
+
+
+def _bounds(name, side, a, v, out, sorted_queries, impl, stream):
+    v, number = _queries(name, a, v)
+    call = _Call((a, None if number else v, out), stream)
+    if number:
+        v = _one_query(call, a, v)
+    result = _like(call, v, "int64") if out is None else out
+    _prism.bounds(side, call(a), call(v), call(result), sorted_queries, impl, call.stream)
     call.done()
-    return out
+    return _scalar(result, number, out)
 
 
 def searchsorted(a, v, side="left", out=None, *, sorted_queries=False, impl="automatic", stream=None):
     """numpy.searchsorted(a, v, side): for each query, the position in the sorted array a where it
     would be inserted keeping a sorted: before the elements equal to it (side="left") or after them
-    (side="right"). No sorter= (sort a first, or gather by argsort)."""
-    return _bounds(side, a, v, out, sorted_queries, impl, stream)
+    (side="right"). No sorter= (sort a first, or gather by argsort). v may be one Python number:
+    an int64 NumPy scalar for NumPy a, else a 0-d array."""
+    return _bounds("searchsorted", side, a, v, out, sorted_queries, impl, stream)
 
 
 def lower_bound(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
     """The first position of each query's equal elements in the sorted array a (searchsorted
     side="left"): the number of elements before the query."""
-    return _bounds("left", a, v, out, sorted_queries, impl, stream)
+    return _bounds("lower_bound", "left", a, v, out, sorted_queries, impl, stream)
 
 
 def upper_bound(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
     """The position past each query's equal elements in the sorted array a (searchsorted
     side="right"): the number of elements not after the query."""
-    return _bounds("right", a, v, out, sorted_queries, impl, stream)
+    return _bounds("upper_bound", "right", a, v, out, sorted_queries, impl, stream)
 
 
 def equal_range(a, v, lower=None, upper=None, *, sorted_queries=False, impl="automatic", stream=None):
     """Both bounds at once: (lower, upper), a[lower[i]:upper[i]] the elements equal to v[i]."""
-    call = _Call((a, v, lower, upper), stream)
-    lower = _like(call, v, "int64") if lower is None else lower
-    upper = _like(call, v, _dtype_of(lower)) if upper is None else upper
-    _prism.equal_range(call(a), call(v), call(lower), call(upper), sorted_queries, impl, call.stream)
+    v, number = _queries("equal_range", a, v)
+    call = _Call((a, None if number else v, lower, upper), stream)
+    if number:
+        v = _one_query(call, a, v)
+    low = _like(call, v, "int64") if lower is None else lower
+    up = _like(call, v, _dtype_of(low)) if upper is None else upper
+    _prism.equal_range(call(a), call(v), call(low), call(up), sorted_queries, impl, call.stream)
     call.done()
-    return lower, upper
+    return _scalar(low, number, lower), _scalar(up, number, upper)
 
 
 def binary_search(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
     """Whether each query equals an element of the sorted array a: bool (or into a uint8 out)."""
-    call = _Call((a, v, out), stream)
-    if out is None:
-        out = _like(call, v, "bool")
-    _prism.binary_search(call(a), call(v), call(out), sorted_queries, impl, call.stream)
+    v, number = _queries("binary_search", a, v)
+    call = _Call((a, None if number else v, out), stream)
+    if number:
+        v = _one_query(call, a, v)
+    result = _like(call, v, "bool") if out is None else out
+    _prism.binary_search(call(a), call(v), call(result), sorted_queries, impl, call.stream)
     call.done()
-    return out
+    return _scalar(result, number, out)
 
 
 # ---- segments -----------------------------------------------------------------------------------

@@ -92,3 +92,35 @@ def test_refusals(xp):
         prism.binary_search(a, v, xp.put(np.zeros(4, np.int32)))  # flags of int32
     with pytest.raises(ValueError):
         prism.equal_range(a, v, xp.put(np.zeros(4, np.int64)), xp.put(np.zeros(4, np.int32)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_one_number_as_query(xp, rng, dtype):
+    """numpy.searchsorted(a, 3): a Python number is one query; NumPy input gives a NumPy scalar."""
+    a = sorted_values(rng, 1001, dtype)
+    da = xp.put(a)
+    numbers = [int(a[0]), int(a[500]), int(a[-1]) + 1, 0, True] + ([float(a[17]), 0.5, -1e300] if a.dtype.kind == "f" else [])
+    for number in numbers:
+        for impl in xp.implementations:
+            for side in ("left", "right"):
+                got = prism.searchsorted(da, number, side=side, impl=impl)
+                want = np.searchsorted(a, number, side=side)
+                if xp.name == "numpy":
+                    assert isinstance(got, np.int64)
+                else:
+                    assert tuple(got.shape) == ()
+                assert int(xp.get(got)) == want
+            lower, upper = prism.equal_range(da, number, impl=impl)
+            assert (int(xp.get(lower)), int(xp.get(upper))) == (np.searchsorted(a, number, "left"),
+                                                                 np.searchsorted(a, number, "right"))
+            found = prism.binary_search(da, number, impl=impl)
+            with np.errstate(over="ignore"):  # -1e300 is -inf in float32, for NumPy as for prism
+                assert bool(xp.get(found)) == bool(np.isin(np.asarray(number, a.dtype), a))
+    out = xp.put(np.full(1, 77, np.int64))
+    assert prism.lower_bound(da, a[3].item(), out=out) is out
+    assert int(xp.get(out)[0]) == np.searchsorted(a, a[3])
+    if a.dtype.kind in "iu":
+        with pytest.raises(ValueError, match="is a float"):
+            prism.searchsorted(da, 2.5)
+        with pytest.raises(ValueError, match="range"):
+            prism.searchsorted(da, -1 if a.dtype.kind == "u" else 2 ** 64)
