@@ -376,16 +376,72 @@ _COMPARISONS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">
                 "greater": ">", "greater_equal": ">="}
 
 
-def count_if(x, compare, value, out=None, *, impl="automatic", stream=None):
-    """How many x[i] satisfy `x[i] compare value` (compare: ==, !=, <, <=, >, >=); an int for
-    NumPy input, a 0-d int64 array for PyTorch and CuPy input and into out (nothing waits)."""
+# The integers of one or two bytes and bool (prism.binary_search's result, NumPy's masks), which
+# the reductions are not compiled for, are counted by the histogram family: the values satisfying
+# `x compare value` are at most two runs of the type's values, and a one-bin histogram counts each.
+_COUNTED_BY_HISTOGRAM = {"bool": (0, 1), "uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535),
+                         "int16": (-32768, 32767)}
+
+
+def _runs(compare, value, low, high):
+    """The runs [a, b) of the integers in [low, high] for which `x compare value` holds."""
+    if compare not in _COMPARISONS.values():
+        raise ValueError(f"prism: unknown comparison '{compare}' (==, !=, <, <=, >, >=)")
+    below, above, equal = (low, value), (value + 1, high + 1), (value, value + 1)
+    runs = {"==": [equal], "!=": [below, above], "<": [below], ">": [above],
+            "<=": [(low, value + 1)], ">=": [(value, high + 1)]}[compare]
+    return [(a, b) for a, b in runs if a < b]
+
+
+def _count_by_histogram(call, x, dtype, compare, value, out, impl):
+    """count_if of the small integer types: into out (nothing waits), or returned as an int."""
+    if type(value) is float or not hasattr(value, "__index__"):
+        raise ValueError(f"prism.count_if: value must be an integer for {dtype} arrays")
+    value = _operator.index(value)
+    low, high = _COUNTED_BY_HISTOGRAM[dtype]
+    if not low <= value <= high:
+        raise ValueError(f"prism.count_if: value is out of {dtype}'s range")
+    runs = _runs(compare, value, low, high)
+    counts = [out if out is not None and len(runs) == 1 else call.empty((), "int64") for _ in runs]
+    for (a, b), count in zip(runs, counts):
+        _prism.histogram(call(x), call(count), a, b, impl, call.stream)
+    if out is None:
+        total = 0  # (this module's sum is prism's)
+        for count in counts:
+            total += int(count)
+        return total
+    if not runs:
+        _prism.generate("fill", call(out), 0, None, impl, call.stream)
+    elif len(runs) == 2:
+        _prism.elementwise.add(counts[0], counts[1], out, impl, call.stream)
+    return None
+
+
+def _count(x, compare, value, out, impl, stream, wait=False):
+    """count_if; wait=True: the count as a Python int, whatever the input (any and all)."""
     compare = _COMPARISONS.get(compare, compare)
     call = _Call((x, out), stream)
-    if out is None and call.returns_array:
+    if out is None and call.returns_array and not wait:
         out = call.empty((), "int64")
-    value = _prism.count_if(call(x), compare, value, call(out), impl, call.stream)
+    dtype = _dtype_of(x)
+    if dtype not in _COUNTED_BY_HISTOGRAM:
+        value = _prism.count_if(call(x), compare, value, call(out), impl, call.stream)
+    elif wait and call.returns_array:  # counted where the array is, then read back
+        count = call.empty((), "int64")
+        _count_by_histogram(call, x, dtype, compare, value, count, impl)
+        value = _prism.read_count(call(count), call.stream)
+    else:
+        value = _count_by_histogram(call, x, dtype, compare, value, out, impl)
     call.done()
     return out if out is not None else value
+
+
+def count_if(x, compare, value, out=None, *, impl="automatic", stream=None):
+    """How many x[i] satisfy `x[i] compare value` (compare: ==, !=, <, <=, >, >=); an int for
+    NumPy input, a 0-d int64 array for PyTorch and CuPy input and into out (nothing waits). bool,
+    int8, uint8, int16 and uint16 arrays are counted too (by one-bin histograms of the values that
+    satisfy it), value an integer in their range (True and False for bool)."""
+    return _count(x, compare, value, out, impl, stream)
 
 
 def count(x, value, out=None, *, impl="automatic", stream=None):
@@ -402,24 +458,30 @@ def _size(x):
 
 
 def any(x, compare="!=", value=0, *, impl="automatic", stream=None):
-    """Whether some x[i] satisfies `x[i] compare value` (by default: is not 0), as a Python bool:
-    the call waits."""
-    compare = _COMPARISONS.get(compare, compare)
-    call = _Call((x,), stream)
-    found = _prism.count_if(call(x), compare, value, None, impl, call.stream)
-    call.done()
-    return found > 0
+    """Whether some x[i] satisfies `x[i] compare value` (by default: is not 0; a bool mask: is
+    True), as a Python bool: the call waits."""
+    return _count(x, compare, value, None, impl, stream, wait=True) > 0
 
 
 def all(x, compare="!=", value=0, *, impl="automatic", stream=None):
     """Whether every x[i] satisfies `x[i] compare value` (by default: is not 0; True for none), as
     a Python bool: the call waits."""
-    compare = _COMPARISONS.get(compare, compare)
-    call = _Call((x,), stream)
-    size = _size(x)
-    found = _prism.count_if(call(x), compare, value, None, impl, call.stream)
-    call.done()
-    return found == size
+    return _count(x, compare, value, None, impl, stream, wait=True) == _size(x)
+
+
+_table_sum = sum
+
+
+def sum(x, out=None, *, impl="automatic", stream=None):
+    try:
+        return _table_sum(x, out, impl=impl, stream=stream)
+    except ValueError:
+        if _dtype_of(x) != "bool":
+            raise
+    return count_if(x, "!=", False, out, impl=impl, stream=stream)  # NumPy's sum of a mask: its count
+
+
+sum.__doc__ = _table_sum.__doc__ + " The sum of a bool array is the count of its True elements (int64)."
 
 
 # ---- scans and selections -----------------------------------------------------------------------

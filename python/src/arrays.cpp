@@ -834,7 +834,7 @@ nb::object make_pending(pending p) {
 cai_summary summarize_cai(nb::handle object, array_kind kind) {
   cai_summary s;
   array probe;
-  probe.role = "the array";
+  probe.role = "an argument";
   nb::object d = interface_of(probe, object, kind);
   // Every field checked here, before the call allocates anything on the array's behalf.
   read_cai_dictionary(probe, d, false, nullptr, false, nullptr);
@@ -864,6 +864,17 @@ void order_after(int device, std::uintptr_t producer, std::uintptr_t consumer, c
   prism::check(status, "cudaStreamWaitEvent", what);
 }
 
+void read_first(const array& a, void* into, std::size_t bytes, std::uintptr_t stream) {
+  if (a.device_type == 1) {
+    std::memcpy(into, a.data, bytes);
+    return;
+  }
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  nb::gil_scoped_release release;
+  prism::check(cudaMemcpyAsync(into, a.data, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", a.role);
+  prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", a.role);
+}
+
 array take(nb::handle object, const char* role, bool output) {
   array a;
   a.role = role;
@@ -887,7 +898,7 @@ array take(const dlpack::Tensor& t, const char* role) {
 
 std::pair<std::vector<std::int64_t>, const char*> describe(nb::handle object) {
   array a;
-  a.role = "the array";
+  a.role = "an argument";
   std::vector<std::int64_t> shape;
   read(a, object, false, false, &shape);
   return {std::move(shape), name(a.type)};

@@ -865,8 +865,8 @@ void bind_calls(nb::module_& m) {
   m.def("held", &held, "How many calls on an explicit stream still keep their arrays alive.");
   m.def("stream_handle", [](nb::handle s) { return stream_handle(s); }, "stream"_a);
   m.def("kind", [](nb::handle x) { return name(kind_of(x)); }, "array"_a);
-  m.def("describe_like", &describe_like, "array"_a);
-  m.def("dtype_of", &dtype_of, "array"_a);
+  m.def("describe_like", &describe_like, "array"_a.none());
+  m.def("dtype_of", &dtype_of, "array"_a.none());
   nb::class_<call>(m, "Call")
       .def(
           "__init__",
@@ -881,7 +881,7 @@ void bind_calls(nb::module_& m) {
       .def("__call__", &call::operator(), "array"_a.none())
       .def("done", &call::done)
       .def("empty", &call::empty, "shape"_a, "dtype"_a)
-      .def("like", &call::like, "array"_a, "dtype"_a.none() = nb::none(), "flat"_a = false)
+      .def("like", &call::like, "array"_a.none(), "dtype"_a.none() = nb::none(), "flat"_a = false)
       .def_prop_ro("stream", &call::stream)
       .def_prop_ro("device", &call::device)
       .def_prop_ro("kind", &call::kind)

@@ -6,10 +6,8 @@
 #include "calls.hpp"
 
 #include <prism/elementwise.hpp>
-#include <prism/error.hpp>
 #include <prism/gather.hpp>
 
-#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,17 +76,9 @@ template <class T>
 prism::scalar<T> value_of(const operand& o, std::uintptr_t stream) {
   using S = prism::scalar<T>;
   if (o.number) return scalar_from<S>(o.object, o.role);
-  const auto one = o.values.in<T>();  // of the operation's type, or refused
+  (void)o.values.in<T>();  // of the operation's type, or refused
   T v{};
-  if (o.values.device_type == 1) {
-    std::memcpy(&v, one.data(), sizeof(T));
-  } else {  // device, managed or pinned memory: after the work the call is ordered after
-    const auto s = reinterpret_cast<cudaStream_t>(stream);
-    without_gil([&] {
-      prism::check(cudaMemcpyAsync(&v, one.data(), sizeof(T), cudaMemcpyDefault, s), "cudaMemcpyAsync", o.role);
-      prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", o.role);
-    });
-  }
+  read_first(o.values, &v, sizeof(T), stream);
   return static_cast<S>(v);
 }
 

@@ -16,10 +16,19 @@ namespace {
 template <class T>
 using histogram_samples = std::bool_constant<prism::histogram_sample<T>>;
 
-// Runs f(type_tag<T>{}) for a sample type the histogram family is compiled for.
+// Runs f(type_tag<T>{}) for a sample type the histogram family is compiled for; bool samples
+// (NumPy's and PyTorch's: the bytes 0 and 1) are counted as uint8.
 template <class F>
 void for_samples(const array& samples, F&& f) {
+  if (samples.type == element::boolean) return f(type_tag<std::uint8_t>{});
   for_offered<histogram_samples>(samples, "histogram", "samples", f);
+}
+
+// The samples as T (for_samples' type: uint8 for bool).
+template <class T>
+prism::span<const T> samples_of(const array& samples) {
+  if (samples.type == element::boolean) return {static_cast<const T*>(samples.data), samples.size};
+  return samples.in<T>();
 }
 
 // Runs f(counts) with the counts as uint32 or uint64 (an int64 array as uint64: the same bits for
@@ -40,7 +49,7 @@ void histogram(nb::handle samples_, nb::handle counts_, nb::handle lo_, nb::hand
     using T = typename decltype(tag)::type;
     using L = prism::histogram_level_t<T>;
     const L lo = scalar_from<L>(lo_, "lo"), hi = scalar_from<L>(hi_, "hi");
-    const auto x = samples.in<T>();
+    const auto x = samples_of<T>(samples);
     with_counts(counts, [&](auto c) {
       device_scope device("histogram", {&samples, &counts});
       without_gil([&] { prism::histogram(p, x, c, lo, hi); });
@@ -85,7 +94,7 @@ void histogram_edges(nb::handle samples_, nb::handle edges_, nb::handle counts_,
   const auto p = policy("histogram", which, stream);
   for_samples(samples, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto x = samples.in<T>();
+    const auto x = samples_of<T>(samples);
     const auto e = edges.in<prism::histogram_level_t<T>>();  // the level type: int64 for integers
     with_counts(counts, [&](auto c) {
       device_scope device("histogram", {&samples, &edges, &counts});

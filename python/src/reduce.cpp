@@ -188,6 +188,17 @@ nb::object count_if(nb::handle x_, const std::string& compare, nb::handle value_
   });
 }
 
+// A count's value, from a one-element int64 or uint64 array on the host or a GPU: the call waits.
+std::uint64_t read_count(nb::handle x_, std::uintptr_t stream) {
+  const array x = take(x_, "count", false);
+  if (count_span<std::uint64_t>(x).size() != 1)
+    throw std::invalid_argument("prism: count has " + std::to_string(x.size) + " elements, expected 1");
+  std::uint64_t value = 0;
+  device_scope device("count_if", {&x});
+  read_first(x, &value, sizeof value, stream);
+  return value;
+}
+
 }  // namespace
 
 void bind_reduce(nb::module_& m) {
@@ -203,6 +214,7 @@ void bind_reduce(nb::module_& m) {
   r.attr("reductions") = names;
   m.def("dot", &dot, "a"_a, "b"_a, "out"_a.none(), "impl"_a, "stream"_a.none());
   m.def("count_if", &count_if, "x"_a, "compare"_a, "value"_a, "out"_a.none(), "impl"_a, "stream"_a);
+  m.def("read_count", &read_count, "count"_a, "stream"_a);
 }
 
 }  // namespace prism::python

@@ -444,6 +444,50 @@ def test_extrema(xp, rng, dtype):
     assert prism.all(empty) is True and prism.any(empty) is False
 
 
+COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+           ">=": np.greater_equal}
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "uint16", "int16"])
+def test_count_small_types(xp, rng, dtype):
+    """bool masks (binary_search's results, NumPy's x > 0) and the byte and short integers: count_if,
+    count, any, all, and sum of a mask, against NumPy, returned and into out."""
+    info = (0, 1) if dtype == "bool" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    for n in (0, 1, 3, 1000, 65537):
+        x = rng.integers(info[0], info[1] + 1, n).astype(dtype)
+        if n > 3:
+            x[:2] = info  # the type's extremes are there
+        dx = xp.put(x)
+        values = sorted({info[0], info[1], 0, 1, int(x[n // 2]) if n else 0} & set(range(info[0], info[1] + 1)))
+        for impl in xp.implementations:
+            for compare, f in COMPARE.items():
+                for v in values:
+                    want = int(np.count_nonzero(f(x, np.array(v, dtype))))
+                    assert int(value_of(xp, prism.count_if(dx, compare, v, impl=impl))) == want
+                    out = xp.put(np.full(1, 77, np.int64))
+                    assert prism.count_if(dx, compare, v, out=out, impl=impl) is out
+                    assert int(xp.get(out)[0]) == want
+            assert prism.any(dx, impl=impl) is bool(np.any(x))
+            assert prism.all(dx, impl=impl) is bool(np.all(x))
+            assert int(value_of(xp, prism.count(dx, values[-1], impl=impl))) == np.count_nonzero(x == values[-1])
+        if dtype == "bool":
+            total = prism.sum(dx)
+            assert int(value_of(xp, total)) == int(np.sum(x))
+            out = xp.put(np.full(1, 77, np.int64))
+            assert prism.sum(dx, out=out) is out and int(xp.get(out)[0]) == int(np.sum(x))
+    dx = xp.put(np.zeros(4, dtype))
+    out = xp.put(np.full(1, 77, np.int64))
+    for value, match in ((0.5, "integer"), (1.0, "integer"), (info[1] + 1, "range"), (info[0] - 1, "range"),
+                         ("1", "integer")):
+        with pytest.raises(ValueError, match=match):
+            prism.count_if(dx, "==", value, out=out)
+    with pytest.raises(ValueError, match="comparison"):
+        prism.count_if(dx, "=~", 0, out=out)
+    assert int(xp.get(out)[0]) == 77
+    found = prism.binary_search(xp.put(np.arange(10, dtype=np.int32)), xp.put(np.array([3, 30, 5], np.int32)))
+    assert int(value_of(xp, prism.sum(found))) == 2 and prism.any(found) and not prism.all(found)
+
+
 def test_nan_propagates(xp):
     x = np.array([3, 1, np.nan, 0, np.nan], np.float32)
     dx = xp.put(x)
