@@ -16,16 +16,16 @@ namespace prism::detail {
 // (docs/benchmarks); 256 leaves room for 8 blocks per SM at full occupancy.
 inline constexpr unsigned block_size = 256;
 
-// Blocks of block_size threads for `threads` threads.
-inline unsigned blocks_for(std::size_t threads) {
-  return static_cast<unsigned>((threads + block_size - 1) / block_size);
-}
+// Blocks of block_size threads for `threads` threads, counted in size_t (past 2^32 blocks too).
+inline std::size_t blocks_needed(std::size_t threads) { return (threads + block_size - 1) / block_size; }
+
+// The grid of a one-thread-per-element launch (callers keep it within a grid's 2^31 - 1 blocks).
+inline unsigned blocks_for(std::size_t threads) { return static_cast<unsigned>(blocks_needed(threads)); }
 
 // Blocks for a grid-stride loop over `threads` threads: as many as they need, at most eight per
 // multiprocessor (the GPU filled, each thread then taking several).
 inline unsigned stride_blocks(std::size_t threads) {
-  const std::size_t needed = (threads + block_size - 1) / block_size;  // in size_t: past 2^32 blocks too
-  return static_cast<unsigned>(std::min<std::size_t>(needed, std::size_t(multiprocessor_count()) * 8));
+  return static_cast<unsigned>(std::min<std::size_t>(blocks_needed(threads), std::size_t(multiprocessor_count()) * 8));
 }
 
 // f(i) for every i < n, a grid-stride loop (launched with stride_blocks(n) blocks of block_size).
