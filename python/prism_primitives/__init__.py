@@ -992,8 +992,6 @@ def top_k(x, k, largest=True, *, offsets=None, values=None, indices=None, impl="
         raise ValueError(f"prism.top_k: k = {k} is negative")
     if offsets is None and k > row_length:
         raise ValueError(f"prism.top_k: k = {k} is more than the row's {row_length} elements")
-    if k > 2 ** 40:
-        raise ValueError(f"prism.top_k: k = {k} is more than any segment can hold")
     out_shape = (shape[:-1] if shape else ()) + (k,)
     if offsets is not None:
         if _size(offsets) == 0:

@@ -722,7 +722,13 @@ void call::done() {
 
 nb::object call::empty(nb::handle shape_, const std::string& dtype_name) {
   std::vector<std::int64_t> shape;
-  for (nb::handle e : shape_) shape.push_back(nb::cast<std::int64_t>(e));
+  for (nb::handle e : shape_) {
+    std::int64_t extent = 0;
+    if (!nb::try_cast(e, extent, false))
+      throw std::invalid_argument("prism: a result's extent " + std::string(nb::repr(e).c_str()) +
+                                  " is not an integer of 64 bits");
+    shape.push_back(extent);
+  }
   return allocate(shape, dtype_name);
 }
 
@@ -770,6 +776,15 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
   }
   for (std::int64_t e : shape)
     if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
+  // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow).
+  const std::uint64_t most = static_cast<std::uint64_t>(INT64_MAX) / element_bytes(element_named(dtype_name));
+  std::uint64_t count = 1;
+  for (std::int64_t e : shape) {
+    if (e != 0 && static_cast<std::uint64_t>(e) > most / count)
+      throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
+    count = e == 0 ? 0 : count * static_cast<std::uint64_t>(e);
+    if (count == 0) break;
+  }
   array where;  // the device the result goes to, refused with its name if this process cannot reach it
   where.device_type = 2;
   where.device_id = device_;

@@ -120,6 +120,10 @@ def test_k_zero_and_refusals(xp):
             prism.top_k(x, -1, impl=impl)
         with pytest.raises(ValueError):  # past any row, before anything is made for it
             prism.top_k(x, 2 ** 63, impl=impl)
+        offsets = xp.put(np.array([0, 2, 5], np.int64))
+        for huge in (2 ** 40, 2 ** 62, 2 ** 70):  # more slots than memory: refused, nothing written
+            with pytest.raises((ValueError, MemoryError, RuntimeError), match="(?i)allocate|too big|fit|memory|64 bits"):
+                prism.top_k(x, huge, offsets=offsets, impl=impl)
         for not_an_integer in (2.7, "3", None):
             with pytest.raises(TypeError):
                 prism.top_k(x, not_an_integer, impl=impl)
