@@ -520,11 +520,27 @@ struct call_segments {
   array_ref offsets_ref() const {
     return array_ref::input(view.offsets, "the offsets").sized(view.fixed ? 0 : count + 1);
   }
-  void check_values_size() const {
+  // The segment count comes from a reduction's output (one element per segment) or from the
+  // offsets (a scan's); where the values or the offsets disagree, the message names both sides.
+  void check_sizes(bool counted_by_output) const {
+    const std::string where = std::string("prism::") + algorithm + ": ";
+    const std::string output = "the output has " + std::to_string(count) + " elements (one per segment), but ";
     if (view.fixed && view.fixed_size * count != n) {
-      throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(count) +
-                                  " segments of " + std::to_string(view.fixed_size) + " need " +
-                                  std::to_string(view.fixed_size * count) + " values, not " + std::to_string(n));
+      if (!counted_by_output || view.fixed_size == 0) {
+        throw std::invalid_argument(where + std::to_string(count) + " segments of " + std::to_string(view.fixed_size) +
+                                    " need " + std::to_string(view.fixed_size * count) + " values, not " +
+                                    std::to_string(n));
+      }
+      throw std::invalid_argument(where + output + "the " + std::to_string(n) + " values are " +
+                                  (n % view.fixed_size == 0 ? std::to_string(n / view.fixed_size) + " segments"
+                                                            : "no whole number of segments") +
+                                  " of " + std::to_string(view.fixed_size));
+    }
+    if (!view.fixed && counted_by_output && view.offsets.size() != count + 1) {
+      throw std::invalid_argument(where + output +
+                                  (view.offsets.empty() ? std::string("the offsets are empty")
+                                                        : std::to_string(view.offsets.size()) + " offsets bound " +
+                                                              std::to_string(view.offsets.size() - 1) + " segments"));
     }
   }
   void check_on_host() const {
@@ -556,7 +572,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
   using T = typename Reduction::value_type;
   using R = typename Reduction::result;
   const call_segments<I> segs{view, out.size(), values.size(), algorithm};
-  segs.check_values_size();
+  segs.check_sizes(true);
   const T* x = values.data();
   R* o = out.data();
   const auto n = static_cast<std::int64_t>(values.size());
@@ -618,7 +634,7 @@ template <class T, class I>
 void segmented_scan_spans(const char* algorithm, const execution_policy& policy, span<const T> values,
                           segments_view<I> view, std::size_t count, span<T> out, bool exclusive) {
   const call_segments<I> segs{view, count, values.size(), algorithm};
-  segs.check_values_size();
+  segs.check_sizes(false);
   const T* x = values.data();
   T* o = out.data();
   const auto n = static_cast<std::int64_t>(values.size());

@@ -226,15 +226,11 @@ std::size_t aligned_head(int V, std::size_t n, const std::vector<std::uintptr_t>
 
 class program {
  public:
-  program(nb::bytes image, std::vector<std::string> kernels, std::string name) : name_(std::move(name)) {
+  // The image is loaded at the first launch, after the call's arguments are checked: a bad
+  // argument is a ValueError wherever the driver is missing or the image cannot load.
+  program(nb::bytes image, std::vector<std::string> kernels, std::string name)
+      : name_(std::move(name)), names_(std::move(kernels)) {
     image_.assign(image.c_str(), image.c_str() + image.size());
-    prism::check(cudaLibraryLoadData(&library_, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-                 "cudaLibraryLoadData", name_.c_str());
-    for (const std::string& k : kernels) {
-      cudaKernel_t kernel = nullptr;
-      prism::check(cudaLibraryGetKernel(&kernel, library_, k.c_str()), "cudaLibraryGetKernel", name_.c_str());
-      kernels_[k] = kernel;
-    }
   }
   ~program() {
     if (library_ != nullptr) (void)cudaLibraryUnload(library_);
@@ -255,7 +251,7 @@ class program {
     device_scope device(name_.c_str(), {all.empty() ? nullptr : all[0]});
     std::vector<unsigned char> p = pack(l.pointers, scalars);
     std::size_t head = raw ? aligned_head(V, n, l.pointers, item_bytes) : static_cast<std::size_t>(V);
-    if (!raw || head == static_cast<std::size_t>(V) || kernels_.count("prism_elementwise_raw") == 0) {
+    if (!raw || head == static_cast<std::size_t>(V) || loaded().count("prism_elementwise_raw") == 0) {
       void* args[] = {p.data(), const_cast<std::size_t*>(&n)};
       launch("prism_elementwise_raw_naive", blocks(n), args, stream);
       return;
@@ -296,7 +292,7 @@ class program {
     if (vector) {
       const std::size_t per_block = 256 * 4;
       int per_sm = 1, device_id = 0, sms = 1;
-      (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(kernels_.at(kernel)),
+      (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(loaded().at(kernel)),
                                                           256, 0);
       (void)cudaGetDevice(&device_id);
       (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_id);
@@ -346,7 +342,7 @@ class program {
     launch(("prism_scan_write_" + impl).c_str(), static_cast<unsigned>(tiles), third, stream);
   }
 
-  bool has(const std::string& kernel) const { return kernels_.count(kernel) != 0; }
+  bool has(const std::string& kernel) { return loaded().count(kernel) != 0; }
 
  private:
   static unsigned blocks(std::size_t threads) {
@@ -355,8 +351,25 @@ class program {
     return static_cast<unsigned>(b);
   }
 
+  const std::unordered_map<std::string, cudaKernel_t>& loaded() {
+    if (library_ != nullptr) return kernels_;  // (the GIL is held: one thread loads)
+    cudaLibrary_t library = nullptr;
+    prism::check(cudaLibraryLoadData(&library, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+                 "cudaLibraryLoadData", name_.c_str());
+    std::unordered_map<std::string, cudaKernel_t> kernels;
+    for (const std::string& k : names_) {
+      cudaKernel_t kernel = nullptr;
+      const cudaError_t status = cudaLibraryGetKernel(&kernel, library, k.c_str());
+      if (status != cudaSuccess) (void)cudaLibraryUnload(library);
+      prism::check(status, "cudaLibraryGetKernel", name_.c_str());
+      kernels[k] = kernel;
+    }
+    library_ = library, kernels_ = std::move(kernels);
+    return kernels_;
+  }
+
   void launch(const char* kernel, unsigned grid, void** args, std::uintptr_t stream) {
-    const auto found = kernels_.find(kernel);
+    const auto found = loaded().find(kernel);
     if (found == kernels_.end()) throw std::logic_error("prism: " + name_ + " has no kernel " + kernel);
     prism::check(cudaLaunchKernel(reinterpret_cast<const void*>(found->second), dim3(grid), dim3(256), args, 0,
                                   reinterpret_cast<cudaStream_t>(stream)),
@@ -364,6 +377,7 @@ class program {
   }
 
   std::string name_;
+  std::vector<std::string> names_;
   std::vector<char> image_;
   cudaLibrary_t library_ = nullptr;
   std::unordered_map<std::string, cudaKernel_t> kernels_;

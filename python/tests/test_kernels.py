@@ -106,8 +106,14 @@ def test_host_arrays_refused():
     nvrtc_or_skip()
     k = prism.ElementwiseKernel(*ADD_CUPY)
     a = np.ones(4, np.float32)
-    with pytest.raises((ValueError, RuntimeError)):
-        k(a, a)  # a run-time kernel runs on the GPU (no GPU here: it cannot be loaded either)
+    with pytest.raises(ValueError, match="host memory"):
+        k(a, a)  # a run-time kernel runs on the GPU: the arguments are checked before it is loaded
+    with pytest.raises(ValueError, match="host memory|float64"):
+        k(a, np.ones(4, np.float64))
+    with pytest.raises(ValueError, match="host memory"):
+        prism.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")(a)
+    with pytest.raises(ValueError, match="host memory"):
+        prism.InclusiveScanKernel(np.float32, "a + b")(a)
 
 
 # ---- on a GPU -------------------------------------------------------------------------------------
