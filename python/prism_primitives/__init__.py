@@ -485,11 +485,13 @@ sum.__doc__ = _table_sum.__doc__ + " The sum of a bool array is the count of its
 
 
 # ---- scans and selections -----------------------------------------------------------------------
+# A scan runs over its input flattened, as numpy.cumsum without axis: the result made is 1-D (an out
+# given may have any shape of the same size).
 
 def _scan(kind, x, out, op, impl, stream):
     call = _Call((x, out), stream)
     if out is None:
-        out = _like(call, x)
+        out = _like(call, x, flat=True)
     _prism.scan(kind, op, call(x), call(out), impl, call.stream)
     call.done()
     return out
@@ -508,7 +510,7 @@ def exclusive_scan(x, out=None, *, op="sum", impl="automatic", stream=None):
 def _scan_by_key(kind, keys, x, out, op, impl, stream):
     call = _Call((keys, x, out), stream)
     if out is None:
-        out = _like(call, x)
+        out = _like(call, x, flat=True)
     _prism.scan_by_key(kind, op, call(keys), call(x), call(out), impl, call.stream)
     call.done()
     return out

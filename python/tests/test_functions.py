@@ -550,6 +550,18 @@ def runs_of(rng, n, dtype="int32"):
     return np.sort(rng.integers(0, max(n // 4, 1), n)).astype(dtype)
 
 
+def test_scans_flatten_as_cumsum(xp, rng):
+    x = values(rng, 12, "int64").reshape(3, 4)
+    dx = xp.put(x)
+    got = prism.inclusive_scan(dx)
+    assert tuple(got.shape) == (12,)  # numpy.cumsum(x): the flattened array's scan
+    np.testing.assert_array_equal(xp.get(got), np.cumsum(x))
+    np.testing.assert_array_equal(xp.get(prism.exclusive_scan(dx)), np.concatenate([[0], np.cumsum(x)[:-1]]))
+    out = xp.put(np.zeros((3, 4), np.int64))
+    assert prism.inclusive_scan(dx, out=out) is out
+    np.testing.assert_array_equal(xp.get(out), np.cumsum(x).reshape(3, 4))
+
+
 def test_scans_by_key(xp, rng):
     for n in SIZES:
         keys = runs_of(rng, n)
