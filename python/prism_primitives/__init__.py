@@ -561,7 +561,9 @@ def partition(values, flags, out=None, *, count=None, impl="automatic", stream=N
 
 
 def unique(values, out=None, *, count=None, impl="automatic", stream=None):
-    """Each element that differs from the one before it: out[:kept], or out with count=."""
+    """Each element that differs from the one before it: out[:kept], or out with count=.
+    thrust::unique's (torch.unique_consecutive's), not numpy.unique's, which sorts first: for
+    numpy.unique(x), call prism.unique(prism.sort(x))."""
     call = _Call((values, out, count), stream)
     if out is None:
         out = _like(call, values, flat=True)
