@@ -864,15 +864,21 @@ void order_after(int device, std::uintptr_t producer, std::uintptr_t consumer, c
   prism::check(status, "cudaStreamWaitEvent", what);
 }
 
-void read_first(const array& a, void* into, std::size_t bytes, std::uintptr_t stream) {
+void read_first(const array& a, void* into, std::size_t bytes, std::uintptr_t stream, const char* algorithm) {
   if (a.device_type == 1) {
     std::memcpy(into, a.data, bytes);
     return;
   }
   const auto s = reinterpret_cast<cudaStream_t>(stream);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &capturing) == cudaSuccess && capturing != cudaStreamCaptureStatusNone)
+    throw std::invalid_argument(std::string("prism.") + algorithm + ": " + a.role +
+                                " is read on the host before the call (it waits for it), which cannot happen while "
+                                "the stream is being captured into a CUDA graph");
+  (void)cudaGetLastError();
   nb::gil_scoped_release release;
-  prism::check(cudaMemcpyAsync(into, a.data, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", a.role);
-  prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", a.role);
+  prism::check(cudaMemcpyAsync(into, a.data, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", algorithm);
+  prism::check(cudaStreamSynchronize(s), "cudaStreamSynchronize", algorithm);
 }
 
 array take(nb::handle object, const char* role, bool output) {

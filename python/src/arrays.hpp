@@ -248,8 +248,9 @@ cai_summary summarize_cai(nb::handle object, array_kind kind);
 // element, and for a read-only output.
 array take(nb::handle object, const char* role, bool output);
 // Copies a's first `bytes` into host memory: memcpy for host memory, else (device, managed or
-// pinned memory, which GPU work may still be writing) on `stream`, waited for without the GIL.
-void read_first(const array& a, void* into, std::size_t bytes, std::uintptr_t stream);
+// pinned memory, which GPU work may still be writing) on `stream`, waited for without the GIL; a
+// stream capturing a graph is refused (std::invalid_argument, naming `algorithm` and a).
+void read_first(const array& a, void* into, std::size_t bytes, std::uintptr_t stream, const char* algorithm);
 // The same for a call's pending argument, read in place (no capsule), and for a DLPack tensor its
 // producer lends for the call alone (the C exchange table's view: not consumed, nothing released).
 array take(pending& p, const char* role, bool output);

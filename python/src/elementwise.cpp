@@ -73,12 +73,12 @@ void repeat(std::span<operand> operands, std::size_t n) {
 
 // The value a repeated operand stands for, as the operation's scalar type.
 template <class T>
-prism::scalar<T> value_of(const operand& o, std::uintptr_t stream) {
+prism::scalar<T> value_of(const operand& o, std::uintptr_t stream, const char* algorithm) {
   using S = prism::scalar<T>;
   if (o.number) return scalar_from<S>(o.object, o.role);
   (void)o.values.in<T>();  // of the operation's type, or refused
   T v{};
-  read_first(o.values, &v, sizeof(T), stream);
+  read_first(o.values, &v, sizeof(T), stream, algorithm);
   return static_cast<S>(v);
 }
 
@@ -94,12 +94,12 @@ void check_operands(std::span<const operand> operands) {
 // array of n elements filled with its value (alive while f runs). On the call's device, after
 // check_operands.
 template <class T, class F>
-void with_values(call& c, std::span<operand, 2> operands, std::size_t n, const prism::execution_policy& p,
-                 F&& f) {
+void with_values(const char* algorithm, call& c, std::span<operand, 2> operands, std::size_t n,
+                 const prism::execution_policy& p, F&& f) {
   using S = prism::scalar<T>;
   S values[2]{};
   for (int i = 0; i < 2; ++i)
-    if (operands[i].repeated) values[i] = value_of<T>(operands[i], c.stream());
+    if (operands[i].repeated) values[i] = value_of<T>(operands[i], c.stream(), algorithm);
   nb::object made[2];
   array filled[2];
   prism::span<const T> spans[2];
@@ -145,7 +145,7 @@ nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::stri
       const auto z = out.out<T>();
       check_operands<T>(operands);
       device_scope device(Op::name, {&operands[0].values, &operands[1].values, &out});
-      with_values<T>(c, operands, n, p, [&](auto x, auto y) {
+      with_values<T>(Op::name, c, operands, n, p, [&](auto x, auto y) {
         without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
       });
     });
@@ -279,7 +279,7 @@ nb::object where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle
       const auto r = out.out<T>();
       check_operands<T>(operands);
       device_scope device("where", {&condition, &operands[0].values, &operands[1].values, &out});
-      with_values<T>(c, operands, condition.size, p, [&](auto x, auto y) {
+      with_values<T>("where", c, operands, condition.size, p, [&](auto x, auto y) {
         without_gil([&] { detail::elementwise<T>::where(p, mask, x, y, r); });
       });
     });

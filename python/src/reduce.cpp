@@ -195,7 +195,7 @@ std::uint64_t read_count(nb::handle x_, std::uintptr_t stream) {
     throw std::invalid_argument("prism: count has " + std::to_string(x.size) + " elements, expected 1");
   std::uint64_t value = 0;
   device_scope device("count_if", {&x});
-  read_first(x, &value, sizeof value, stream);
+  read_first(x, &value, sizeof value, stream, "count_if");
   return value;
 }
 
