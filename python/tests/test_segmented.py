@@ -129,3 +129,18 @@ def test_broken_offsets_refused_on_the_host():
 def test_bad_op():
     with pytest.raises(ValueError):
         prism.segment_reduce(np.ones(3), np.array([0, 3]), op="mean")
+
+
+def test_output_size_named(xp):
+    """An output of the wrong length is named as the culprit, beside the offsets or rows it disagrees
+    with; nothing is written."""
+    x = xp.put(np.arange(6, dtype=np.float32))
+    offsets = xp.put(np.array([0, 2, 6], np.int32))
+    for impl in xp.implementations:
+        out = xp.put(np.full(3, 7, np.float32))
+        with pytest.raises(ValueError, match="output has 3 elements .*3 offsets bound 2 segments"):
+            prism.segment_reduce(x, offsets, "max", out=out, impl=impl)
+        with pytest.raises(ValueError, match="output has 3 elements .*6 values are 2 segments of 3"):
+            prism.segment_reduce(xp.put(np.arange(6, dtype=np.float32).reshape(2, 3)), None, "sum", out=out,
+                                 impl=impl)
+        np.testing.assert_array_equal(xp.get(out), np.full(3, 7))
