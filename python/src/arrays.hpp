@@ -316,8 +316,10 @@ S scalar_from(nb::handle value, const char* what) {
   } else {
     const double result = PyFloat_AsDouble(value.ptr());  // float, int, numpy scalars: __float__
     if (result == -1.0 && PyErr_Occurred()) {
+      const bool overflow = PyErr_ExceptionMatches(PyExc_OverflowError);  // an int past double's range
       PyErr_Clear();
-      throw std::invalid_argument(std::string("prism: ") + what + " must be a real number");
+      throw std::invalid_argument(std::string("prism: ") + what +
+                                  (overflow ? " is out of the array type's range" : " must be a real number"));
     }
     return static_cast<S>(result);
   }
