@@ -402,7 +402,8 @@ def _count_by_histogram(call, x, dtype, compare, value, out, impl):
     if not low <= value <= high:
         raise ValueError(f"prism.count_if: value is out of {dtype}'s range")
     runs = _runs(compare, value, low, high)
-    counts = [out if out is not None and len(runs) == 1 else call.empty((), "int64") for _ in runs]
+    counted = "int64" if out is None else _dtype_of(out)  # two runs are added into out: of its type
+    counts = [out if out is not None and len(runs) == 1 else call.empty((), counted) for _ in runs]
     for (a, b), count in zip(runs, counts):
         _prism.histogram(call(x), call(count), a, b, impl, call.stream)
     if out is None:
