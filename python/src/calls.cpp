@@ -565,6 +565,18 @@ nb::tuple as_tuple(const std::vector<std::int64_t>& shape) {
   return nb::steal<nb::tuple>(t);
 }
 
+// The memory of a device in bytes, asked once per device (the GIL guards the table).
+std::uint64_t device_memory(int device) {
+  static std::vector<std::uint64_t> known;
+  if (static_cast<std::size_t>(device) >= known.size()) known.resize(device + 1, 0);
+  if (known[device] == 0) {
+    std::size_t free = 0, total = 0;
+    prism::check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", "allocate");
+    known[device] = total;
+  }
+  return known[device];
+}
+
 }  // namespace
 
 // ---- the call ---------------------------------------------------------------------------------------
@@ -776,11 +788,12 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
   }
   for (std::int64_t e : shape)
     if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
-  // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow).
-  const std::uint64_t most = static_cast<std::uint64_t>(INT64_MAX) / element_bytes(element_named(dtype_name));
+  // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow), and
+  // none larger than the device's memory (a ValueError, not CUDA's out of memory).
+  const std::uint64_t item = element_bytes(element_named(dtype_name));
   std::uint64_t count = 1;
   for (std::int64_t e : shape) {
-    if (e != 0 && static_cast<std::uint64_t>(e) > most / count)
+    if (e != 0 && static_cast<std::uint64_t>(e) > static_cast<std::uint64_t>(INT64_MAX) / item / count)
       throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
     count = e == 0 ? 0 : count * static_cast<std::uint64_t>(e);
     if (count == 0) break;
@@ -790,6 +803,9 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
   where.device_id = device_;
   where.role = "the result";
   device_scope scope("allocate", {&where});
+  if (const std::uint64_t memory = device_memory(device_); count * item > memory)
+    throw std::invalid_argument("prism: a result of " + std::to_string(count * item) + " bytes is more than the " +
+                                std::to_string(memory) + " bytes of cuda:" + std::to_string(device_));
   device_array result;
   result.type = element_named(dtype_name);
   result.shape = shape;
