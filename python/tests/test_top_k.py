@@ -122,7 +122,9 @@ def test_k_zero_and_refusals(xp):
             prism.top_k(x, 2 ** 63, impl=impl)
         offsets = xp.put(np.array([0, 2, 5], np.int64))
         for huge in (2 ** 40, 2 ** 62, 2 ** 70):  # more slots than memory: refused, nothing written
-            with pytest.raises((ValueError, MemoryError, RuntimeError), match="(?i)allocate|too big|fit|memory|64 bits"):
+            # NumPy's own allocation may say MemoryError; prism's on a GPU is a ValueError.
+            with pytest.raises(ValueError if xp.gpu else (ValueError, MemoryError),
+                               match="(?i)allocate|too big|fit|more than|64 bits"):
                 prism.top_k(x, huge, offsets=offsets, impl=impl)
         for not_an_integer in (2.7, "3", None):
             with pytest.raises(TypeError):
