@@ -535,7 +535,9 @@ class ReductionKernel(_Kernel):
 class ScanKernel(_Kernel):
     """out[i] = x[0] op x[1] op ... op x[i] (inclusive) or neutral op x[0] ... op x[i - 1]
     (exclusive), from an associative expression over a and b (PyCUDA's InclusiveScanKernel and
-    ExclusiveScanKernel). Call it with the input and an output (or not: allocated like x)."""
+    ExclusiveScanKernel). Call it with the input and an output, or with the input alone: the scan
+    is then in place, as PyCUDA's (knl(x) leaves x scanned; a JAX array, immutable, gets a new
+    one). Returns the output."""
 
     kernels = ("prism_scan_totals_raw_naive", "prism_scan_totals_raw", "prism_scan_prefixes",
                "prism_scan_write_raw_naive", "prism_scan_write_raw")
@@ -578,8 +580,8 @@ class ScanKernel(_Kernel):
         from . import _Call
         raw = self._implementation(impl)
         call = _Call((x, out), stream)
-        if out is None:
-            out = call.like(x, self.dtype, True)
+        if out is None:  # in place (each thread writes the elements it has read: scan_tile_write),
+            out = x if call.kind != "jax" else call.like(x, self.dtype, True)  # JAX's arrays are immutable
         size = _np.dtype(self.dtype).itemsize
         self.program(self.source()).scan(raw, self.items if raw else 1, [call(x), call(out)],
                                          [f"x:{self.dtype}", f"out:{self.dtype}"], b"", 2 * size, call.stream)
