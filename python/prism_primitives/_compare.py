@@ -122,7 +122,7 @@ def reduction(kernel, args, repeats, stream, file):
     call = prism._Call(tuple(arrays), stream)
     if call.device < 0:
         raise ValueError(f"prism.{kernel.name}.compare: GPU arrays only")
-    out = call.empty((), kernel.out.dtype)
+    out = call.empty((), kernel._output(kernel._types(args))[0].dtype)
     _, moved = _size_and_bytes(arrays)
     entries = [(f"{kernel.name} raw (run-time)", lambda: kernel(*args, out=out, impl="raw", stream=call.stream)),
                (f"{kernel.name} raw_naive (run-time)",

@@ -25,9 +25,12 @@ array interface.
 
 Arguments: "type name" (CuPy) or "type *name" for an array and "type name" for a scalar (PyCUDA);
 types are NumPy's names (float32, int64, ...) or C's (float, double, int, long long, unsigned int,
-...). The operation refers to elements by the arguments' names (CuPy) or as name[i] (PyCUDA), and
+...), or in CuPy's spelling a placeholder (one identifier that names no type: "T x, T y", "T z"),
+bound at each call by the arrays given for it (all of one type; a Python scalar binds one no array
+does) and named in the operation (T d = x - y): a kernel is compiled per binding. The operation refers to elements by the arguments' names (CuPy) or as name[i] (PyCUDA), and
 to the element's index as i. A PyCUDA operation that reads any other element than a[i] runs
-element by element only (raw_naive). float16 and bfloat16 are not offered.
+element by element only (raw_naive); CuPy's raw arguments are not offered (PyCUDA's spelling reads
+any element). float16 and bfloat16 are not offered.
 """
 import hashlib
 import os
@@ -75,6 +78,53 @@ def _dtype_of(text):
                      "uint32, uint64, uint8, bool, or their C names)")
 
 
+def _known_type(text):
+    """Whether text names a type (offered or not): else, in CuPy's spelling, it is a placeholder."""
+    if text in _C_TYPES or text in _C_NAMES or text in ("half", "__half", "__nv_bfloat16", "bfloat16"):
+        return True
+    try:  # a numeric NumPy type; 'T', 'U' and 'S' are NumPy's strings: placeholders, as in CuPy
+        return _np.dtype(text).kind in "biufc"
+    except TypeError:
+        return False
+
+
+def _bind_types(name, parameters, values):
+    """{placeholder: dtype name} from a call's arguments: each array of a placeholder's type binds
+    it (all of them alike), then a scalar binds one no array did (NumPy's type for it)."""
+    types = {}
+    for p, v in zip(parameters, values):
+        if isinstance(p.dtype, _Placeholder) and v is not None and not _is_scalar(v):
+            got = _prism.dtype_of(v)
+            if types.setdefault(p.dtype, got) != got:
+                raise ValueError(f"prism.{name}: {p.name} is {got}, but {p.dtype} is {types[p.dtype]} "
+                                 "(the arrays of one placeholder type have one type)")
+    for p, v in zip(parameters, values):
+        if isinstance(p.dtype, _Placeholder) and p.dtype not in types and _is_scalar(v):
+            types[p.dtype] = _np.asarray(v).dtype.name
+    for p in parameters:
+        if isinstance(p.dtype, _Placeholder):
+            if p.dtype not in types:
+                raise ValueError(f"prism.{name}: no argument says what {p.dtype} is (give {p.name} as an array)")
+            types[p.dtype] = _dtype_of(types[p.dtype])  # an offered type, or refused
+    return tuple(sorted(types.items()))
+
+
+def _typed(parameter, types):
+    """The parameter with its placeholder replaced by the type bound to it."""
+    if not isinstance(parameter.dtype, _Placeholder):
+        return parameter
+    bound = dict(types).get(parameter.dtype)
+    if bound is None:
+        raise ValueError(f"prism: {parameter.name}'s type {parameter.dtype} is bound by a call's arguments "
+                         f"(or source(types=(('{parameter.dtype}', 'float32'),)))")
+    return _Parameter(parameter.name, bound, parameter.array, parameter.output, parameter.read)
+
+
+def _type_names(types):
+    """C++ aliases of the placeholders (CuPy's: the operation may write T(0), T tmp)."""
+    return "".join(f"  using {placeholder} = {_C_TYPES[dtype]};\n" for placeholder, dtype in types)
+
+
 class _Parameter:
     __slots__ = ("name", "dtype", "array", "output", "read")
 
@@ -95,8 +145,13 @@ _RESERVED = {"i", "value", "combine", "apply", "element", "vector", "finish", "w
              "map_element", "map_vector", "prism", "std"}
 
 
+class _Placeholder(str):
+    """A type named by a placeholder (CuPy's 'T x, T y'): bound to a dtype by the call's arguments."""
+
+
 def _split_parameters(text, pointers):
-    """[(name, dtype, is_array)] from 'float32 a, float32 b' or (pointers) 'float *a, float b'."""
+    """[(name, dtype, is_array)] from 'float32 a, float32 b' or (pointers) 'float *a, float b'; in
+    CuPy's spelling a type that is one identifier and no type's name is a placeholder."""
     out = []
     for part in (p.strip() for p in str(text).split(",")):
         if not part:
@@ -111,7 +166,14 @@ def _split_parameters(text, pointers):
         name, type_text = words[-1], " ".join(words[:-1])
         if not _IDENTIFIER.match(name) or name in _RESERVED:
             raise ValueError(f"prism: '{name}' cannot name a kernel argument")
-        out.append((name, _dtype_of(type_text), array if pointers else None))
+        if type_text.startswith("raw "):
+            raise ValueError(f"prism: '{part}': raw arguments (indexed freely) are not offered in CuPy's spelling; "
+                             "PyCUDA's ('float *x', x[j]) reads any element")
+        if not pointers and _IDENTIFIER.match(type_text) and not _known_type(type_text):
+            dtype = _Placeholder(type_text)
+        else:
+            dtype = _dtype_of(type_text)
+        out.append((name, dtype, array if pointers else None))
     names = [n for n, _, _ in out]
     if len(set(names)) != len(names):
         raise ValueError("prism: two kernel arguments have the same name")
@@ -294,17 +356,18 @@ class ElementwiseKernel(_Kernel):
         self.parameters, self.operation, self.code = params, operation, code
         self._sources = {}
 
-    # The source for one choice of which CuPy inputs are scalars.
-    def source(self, scalars=frozenset()):
-        key = frozenset(scalars)
+    # The source for one choice of which CuPy inputs are scalars and of the placeholders' types.
+    def source(self, scalars=frozenset(), types=()):
+        key = (frozenset(scalars), tuple(types))
         if key in self._sources:
             return self._sources[key]
-        params = [p if p.name not in key else _Parameter(p.name, p.dtype, False) for p in self.parameters]
+        params = [_typed(p, types) for p in self.parameters]
+        params = [p if p.name not in key[0] else _Parameter(p.name, p.dtype, False) for p in params]
         arrays = [p for p in params if p.array]
         if not arrays:
             raise ValueError(f"prism.{self.name}: a kernel needs at least one array")
         width = 16 // max(p.itemsize for p in arrays)
-        lines = [self._header(), "struct prism_args {", _members(params)]
+        lines = [self._header(), "struct prism_args {", _type_names(types) + _members(params)]
         if self.element_wise:
             signature = ", ".join(f"{p.ctype}& {p.name}" if (p.array and p.output) else f"const {p.ctype}& {p.name}"
                                   for p in arrays)
@@ -354,7 +417,8 @@ class ElementwiseKernel(_Kernel):
             values = list(args) + [None] * (len(ins) + len(outs) - len(args))
         scalars = frozenset(p.name for p, v in zip(self.parameters, values)
                             if self.spelling == "cupy" and not p.output and _is_scalar(v))
-        source, params, width = self.source(scalars)
+        types = _bind_types(self.name, self.parameters, values)
+        source, params, width = self.source(scalars, types)
         for p, v in zip(params, values):
             if p.array and v is not None and _is_scalar(v):
                 raise ValueError(f"prism.{self.name}: {p.name} is an array argument, given the scalar {v!r}")
@@ -457,17 +521,25 @@ class ReductionKernel(_Kernel):
         super().__init__(name, preamble, options)
         self._sources = {}
 
-    def source(self, scalars=frozenset()):
-        key = frozenset(scalars)
+    def _output(self, types):
+        """(the output parameter, the value's dtype) with the placeholders' types."""
+        out = _typed(self.out, types)
+        value = self.value_dtype
+        return out, (dict(types).get(value, value) if isinstance(value, _Placeholder) else value)
+
+    def source(self, scalars=frozenset(), types=()):
+        key = (frozenset(scalars), tuple(types))
         if key in self._sources:
             return self._sources[key]
-        params = [p if p.name not in key else _Parameter(p.name, p.dtype, False) for p in self.parameters]
+        params = [_typed(p, types) for p in self.parameters]
+        params = [p if p.name not in key[0] else _Parameter(p.name, p.dtype, False) for p in params]
         arrays = [p for p in params if p.array]
-        value = _C_TYPES[self.value_dtype]
+        out, value_dtype = self._output(types)
+        value = _C_TYPES[value_dtype]
         width = 16 // max([p.itemsize for p in arrays] or [4])
         lines = [self._header(), "struct prism_args {",
-                 _members(params, f"  {self.out.ctype}* prism_result;"),
-                 f"  using value = {value};", f"  using prism_out_t = {self.out.ctype};"]
+                 _type_names(types) + _members(params, f"  {out.ctype}* prism_result;"),
+                 f"  using value = {value};", f"  using prism_out_t = {out.ctype};"]
         if self.element_wise:
             signature = "".join(f", const {p.ctype}& {p.name}" for p in arrays)
             lines += [f"  __device__ value map(std::size_t i{signature}) const {{",
@@ -506,22 +578,28 @@ class ReductionKernel(_Kernel):
             raise ValueError(f"prism.{self.name}: takes {len(self.parameters)} arguments, {len(args)} given")
         scalars = frozenset(p.name for p, v in zip(self.parameters, args)
                             if self.spelling == "cupy" and _is_scalar(v))
-        source, params, width = self.source(scalars)
+        types = self._types(args, out)
+        source, params, width = self.source(scalars, types)
+        result, value_dtype = self._output(types)
         arrays = [(p, v) for p, v in zip(params, args) if p.array]
         for p, v in zip(params, args):
             if not p.array and not _is_scalar(v):
                 raise ValueError(f"prism.{self.name}: {p.name} is a scalar argument, given a {type(v).__name__}")
         call = _Call(tuple(v for _, v in arrays) + (out,), stream)
         if out is None:
-            out = call.empty((), self.out.dtype)
+            out = call.empty((), result.dtype)
         slots = b"".join(_slot(v, p.dtype) for p, v in zip(params, args) if not p.array)
-        size = _np.dtype(self.value_dtype).itemsize
+        size = _np.dtype(value_dtype).itemsize
         partial = (2 * size + 3) // 4 * 4  # staged<maybe<value>>
         self.program(source).reduce(raw and self.element_wise, width, [call(v) for _, v in arrays],
                                     [f"{p.name}:{p.dtype}" for p, _ in arrays], [p.itemsize for p, _ in arrays],
-                                    call(out), self.out.dtype, slots, partial, call.stream)
+                                    call(out), result.dtype, slots, partial, call.stream)
         call.done()
         return out
+
+    def _types(self, args, out=None):
+        """The placeholders' types for a call with these arguments (and out)."""
+        return _bind_types(self.name, self.parameters + [self.out], list(args) + [out])
 
     def compare(self, *args, repeats=20, stream=None, file=None):
         """As ElementwiseKernel.compare: prism's own sum (map x, reduce a + b) or dot (x * y) in

@@ -75,6 +75,10 @@ def test_every_kind_compiles_under_nvrtc(tmp_path, monkeypatch):
                                      reduce_type="float64").source()[0],
                prism.ReductionKernel(np.float64, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]",
                                      arguments="double *x").source()[0],
+               prism.ElementwiseKernel("T x, T y", "T z", "T d = x - y; z = d * d", "generic").source(
+                   types=(("T", "float64"),))[0],
+               prism.ReductionKernel("T x", "U r", "x", "a + b", "r = a", "0", "widened").source(
+                   types=(("T", "int32"), ("U", "int64")))[0],
                prism.InclusiveScanKernel(np.float32, "a + b").source(),
                prism.ExclusiveScanKernel(np.int64, "a > b ? a : b", neutral="-1").source()]
     for k, source in enumerate(sources):
@@ -83,6 +87,32 @@ def test_every_kind_compiles_under_nvrtc(tmp_path, monkeypatch):
     # Each is on disk now, and read from there the second time.
     assert len(os.listdir(tmp_path)) == len(sources)
     assert kernels.compile_source(sources[0], "k0") == kernels.compile_source(sources[0], "k0")
+
+
+def test_type_placeholders():
+    """CuPy's type-generic signatures: a type that is one identifier and no type's name (T, U, but
+    not float32) is bound by the call's arguments, and named in the operation."""
+    k = prism.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff_generic")
+    assert [p.dtype for p in k.parameters] == ["T", "T", "T"]
+    for dtype, ctype in (("float32", "float"), ("int64", "long long")):
+        source, params, _ = k.source(types=(("T", dtype),))
+        assert [p.dtype for p in params] == [dtype] * 3 and f"using T = {ctype};" in source
+    types = kernels._bind_types(k.name, k.parameters, [np.ones(2, np.float32), 2.0, None])
+    assert types == (("T", "float32"),)  # the array binds T; the scalar takes it
+    assert kernels._bind_types(k.name, k.parameters, [3, 2, None]) == (("T", "int64"),)  # scalars alone: NumPy's
+    with pytest.raises(ValueError, match="y is float64, but T is float32"):
+        kernels._bind_types(k.name, k.parameters, [np.ones(2, np.float32), np.ones(2, np.float64), None])
+    with pytest.raises(ValueError, match="do not offer float16"):
+        kernels._bind_types(k.name, k.parameters, [np.ones(2, np.float16)] * 2 + [None])
+    with pytest.raises(ValueError, match="bound by a call"):
+        k.source()
+    r = prism.ReductionKernel("T x", "T r", "x", "a + b", "r = a", "0", "total")
+    assert r._output(r._types([np.ones(3, np.float64)]))[0].dtype == "float64"
+    with pytest.raises(ValueError, match="raw arguments"):
+        prism.ElementwiseKernel("raw T x, int32 n", "T y", "y = x[n - 1 - i]", "reverse")
+    with pytest.raises(ValueError, match="unknown type"):  # a placeholder is one identifier
+        prism.ElementwiseKernel("unsigned float x", "float32 y", "y = x", "typo")
+    assert prism.ElementwiseKernel("float32 x", "float32 y", "y = x", "typed").parameters[0].dtype == "float32"
 
 
 def test_the_tuned_kernel_moves_16_byte_vectors():
@@ -153,6 +183,26 @@ def test_elementwise_misaligned_and_scalars(gpu_xp, rng):
         got = add(a, b)
         np.testing.assert_array_equal(gpu_xp.get(got), base[first:first + 4000] + base[second:second + 4000])
     np.testing.assert_array_equal(gpu_xp.get(scaled(d, 3.0)), 3 * base)
+
+
+def values_of(rng, n, dtype):
+    """Small whole numbers of dtype: exact in every type, their squares and sums too."""
+    return rng.integers(-50, 50, n).astype(dtype)
+
+
+def test_type_generic_kernels(gpu_xp, rng):
+    k = prism.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff_generic")
+    total = prism.ReductionKernel("T x", "T r", "x", "a + b", "r = a", "0", "total")
+    for dtype in ("float32", "float64", "int32", "int64"):
+        x, y = values_of(rng, 1001, dtype), values_of(rng, 1001, dtype)
+        got = k(gpu_xp.put(x), gpu_xp.put(y))
+        np.testing.assert_array_equal(gpu_xp.get(got), ((x - y) * (x - y)).astype(dtype))
+        np.testing.assert_array_equal(gpu_xp.get(k(gpu_xp.put(x), 2)), ((x - 2) * (x - 2)).astype(dtype))
+        s = total(gpu_xp.put(x))
+        assert gpu_xp.get(s).dtype == np.dtype(dtype)
+        np.testing.assert_allclose(float(gpu_xp.get(s)), float(x.astype(np.float64).sum()), rtol=1e-5)
+    with pytest.raises(ValueError, match="but T is"):
+        k(gpu_xp.put(np.ones(4, np.float32)), gpu_xp.put(np.ones(4, np.float64)))
 
 
 def test_elementwise_refusals(gpu_xp):
