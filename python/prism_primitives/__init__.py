@@ -470,19 +470,20 @@ def all(x, compare="!=", value=0, *, impl="automatic", stream=None):
     return _count(x, compare, value, None, impl, stream, wait=True) == _size(x)
 
 
-_table_sum = sum
+_sum_kernel = _prism.reduce.sum
+_sum_doc = sum.__doc__
 
 
 def sum(x, out=None, *, impl="automatic", stream=None):
-    try:
-        return _table_sum(x, out, impl=impl, stream=stream)
+    try:  # one compiled call, as every reduction; a bool array is refused there, and counted here
+        return _sum_kernel(x, out, impl, stream)
     except ValueError:
         if _dtype_of(x) != "bool":
             raise
     return count_if(x, "!=", False, out, impl=impl, stream=stream)  # NumPy's sum of a mask: its count
 
 
-sum.__doc__ = _table_sum.__doc__ + " The sum of a bool array is the count of its True elements (int64)."
+sum.__doc__ = _sum_doc + " The sum of a bool array is the count of its True elements (int64)."
 
 
 # ---- scans and selections -----------------------------------------------------------------------
