@@ -703,7 +703,7 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
     for edges in GPU memory: they are copied to the host and checked before the call (on the call's
     stream), so the call waits for them (and cannot be captured into a CUDA graph). Edges must be
     strictly increasing, without NaN (else ValueError). Samples int8, uint8, int16, uint16, int32,
-    uint32, float32 or float64; lo, hi and edges of the samples' type for floats, integers (int64
+    uint32, float32 or float64 (bool as the bytes 0 and 1); lo, hi and edges of the samples' type for floats, integers (int64
     edges) for the integer samples;
     the bin rule is prism's exact one (<prism/histogram.hpp>)."""
     call = _Call((samples, edges, out), stream)
