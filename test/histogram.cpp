@@ -320,7 +320,7 @@ TEST_P(Histogram, BadArgumentsRefusedAndNothingChanged) {
   placed_array<float> one_edge(std::vector<float>{0.0f}, where);
   placed_array<float> edges(std::vector<float>{0.0f, 0.5f, 1.0f}, where);
   refused([&] { prism::histogram(policy, x.view(), one_edge.view(), none.view()); }, "at least two");
-  refused([&] { prism::histogram(policy, x.view(), edges.view(), counts.view()); }, "the counts has 10 elements, expected 2");
+  refused([&] { prism::histogram(policy, x.view(), edges.view(), counts.view()); }, "the counts have 10 elements, expected 2");
   EXPECT_EQ(counts.values(), std::vector<std::uint32_t>(10, 42));
   EXPECT_EQ(both.values(), std::vector<float>(10, 0.5f));
 }

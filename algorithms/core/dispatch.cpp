@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace prism {
 namespace {
@@ -98,10 +99,17 @@ const char* input_name(std::size_t k) noexcept {
   return k < 3 ? names[k] : "an input";
 }
 
+// " has " or " have ": an argument's name is plural where its noun is ("the values", "the keys of
+// a"; "the values' output" is one output).
+static const char* has_or_have(std::string_view argument) noexcept {
+  const std::string_view noun = argument.substr(0, argument.find(" of "));
+  return !noun.empty() && noun.back() == 's' ? " have " : " has ";
+}
+
 void require_size(std::size_t expected, std::size_t actual, const char* algorithm,
                   const char* argument) {
   if (expected != actual) {
-    refuse(algorithm, std::string(argument) + " has " + std::to_string(actual) +
+    refuse(algorithm, std::string(argument) + has_or_have(argument) + std::to_string(actual) +
                           " elements, expected " + std::to_string(expected));
   }
 }
