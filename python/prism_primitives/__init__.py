@@ -96,7 +96,7 @@ __all__ = [
     "relu", "scale", "clamp", "copy", "cast", "fill", "sequence", "adjacent_difference", "gather", "flip",
     "scatter",
     # reductions
-    "sum", "product", "min", "max", "minmax", "argmin", "argmax", "count", "count_if", "any",
+    "sum", "product", "min", "max", "minmax", "argmin", "argmax", "count", "count_if", "count_nonzero", "any",
     "all", "dot", "norm1", "norm2", "norm_inf", "mean", "variance", "stddev",
     # scans and selections
     "inclusive_scan", "exclusive_scan", "inclusive_scan_by_key", "exclusive_scan_by_key",
@@ -450,6 +450,12 @@ def count(x, value, out=None, *, impl="automatic", stream=None):
     return count_if(x, "==", value, out, impl=impl, stream=stream)
 
 
+def count_nonzero(x, out=None, *, impl="automatic", stream=None):
+    """How many elements are not 0 (numpy.count_nonzero of the flattened array; a bool mask's True
+    elements)."""
+    return count_if(x, "!=", 0, out, impl=impl, stream=stream)
+
+
 def _size(x):
     shape = _describe(x)[0]
     size = 1
@@ -639,14 +645,26 @@ def _last_axis(name, keys, axis):
     return shape[-1]
 
 
-def sort(keys, out=None, *, axis=None, descending=False, impl="automatic", stream=None):
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _kind(name, kind):
+    """numpy.sort's kind=: every kind is served by prism's sorts, which are stable (a stable order is
+    one that any kind may give)."""
+    if kind not in _KINDS:
+        raise ValueError(f"prism.{name}: kind={kind!r} is none of NumPy's ({', '.join(map(str, _KINDS[1:]))})")
+
+
+def sort(keys, out=None, *, axis=None, kind=None, descending=False, impl="automatic", stream=None):
     """The keys in order, into out (a new flat array without it; out=keys sorts in place).
     axis=-1 (numpy.sort's axis): each row along the last axis sorted on its own, the result of the
     keys' shape (prism::segmented_sort with rows of keys.shape[-1]). axis=None, the default, sorts
     the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result).
     A NaN sorts by its sign bit: np.nan (sign clear) after +inf, as numpy.sort puts every NaN, but
     a NaN with the sign set before -inf, and x86's arithmetic makes those (0/0, inf - inf,
-    np.sqrt(-1), np.log(-1)); numpy.sort puts them last too."""
+    np.sqrt(-1), np.log(-1)); numpy.sort puts them last too. kind= (NumPy's) is accepted: the sort
+    is stable, whichever is named."""
+    _kind("sort", kind)
     call = _Call((keys, out), stream)
     cols = None if axis is None else _last_axis("sort", keys, axis)
     if out is None:
@@ -669,11 +687,12 @@ def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=Fals
     return keys_out, values_out
 
 
-def argsort(keys, out=None, *, axis=None, descending=False, impl="automatic", stream=None):
+def argsort(keys, out=None, *, axis=None, kind=None, descending=False, impl="automatic", stream=None):
     """The permutation that sorts the keys, stably: keys[out] is sorted. int64 indices (or an int32
     out, for fewer than 2^31 keys). axis=-1: each row's permutation along the last axis, positions
     within the row (numpy.argsort(a, axis=-1, kind="stable")), int64, of the keys' shape; the
-    sorted keys are made on the way (one more array of the keys' size, discarded)."""
+    sorted keys are made on the way (one more array of the keys' size, discarded). kind= as sort's."""
+    _kind("argsort", kind)
     call = _Call((keys, out), stream)
     if axis is None:
         if out is None:

@@ -468,6 +468,7 @@ def test_count_small_types(xp, rng, dtype):
                         out = xp.put(np.full(1, 77, counted))
                         assert prism.count_if(dx, compare, v, out=out, impl=impl) is out
                         assert int(xp.get(out)[0]) == want
+            assert int(value_of(xp, prism.count_nonzero(dx, impl=impl))) == np.count_nonzero(x)
             assert prism.any(dx, impl=impl) is bool(np.any(x))
             assert prism.all(dx, impl=impl) is bool(np.all(x))
             assert int(value_of(xp, prism.count(dx, values[-1], impl=impl))) == np.count_nonzero(x == values[-1])
@@ -690,6 +691,16 @@ def test_sorts(xp, rng, dtype):
     dk = xp.put(keys)
     prism.sort(dk, dk)
     np.testing.assert_array_equal(xp.get(dk), np.sort(keys))
+
+
+def test_sort_kinds(xp, rng):
+    x = values(rng, 1001, "int32", -5, 5)  # many ties: the stable order is NumPy's kind="stable"
+    dx = xp.put(x)
+    for kind in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        np.testing.assert_array_equal(xp.get(prism.sort(dx, kind=kind)), np.sort(x, kind="stable"))
+        np.testing.assert_array_equal(xp.get(prism.argsort(dx, kind=kind)), np.argsort(x, kind="stable"))
+    with pytest.raises(ValueError, match="kind='bubble'"):
+        prism.sort(dx, kind="bubble")
 
 
 def test_sort_special_floats(xp):
