@@ -633,16 +633,20 @@ def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, op="sum", count
 # equal keys, a NaN sorts by its sign bit (NumPy's and PyTorch's NaN, sign clear, after +inf).
 # Nothing waits.
 
-def _last_axis(name, keys, axis):
-    """The row length of a sort along `axis` of keys: only the last axis (the arrays are
-    C-contiguous, so each row is one segment of the segmented sort)."""
+def _rows(name, keys, axis):
+    """The row length of a sort along `axis` of keys, or None where the sort is of the whole array
+    (axis=None, or one dimension). Only the last axis: the arrays are C-contiguous, so each row is
+    one segment of the segmented sort."""
+    if axis is None:
+        return None
     shape = _describe(keys)[0]
     if len(shape) == 0:
-        raise ValueError(f"prism.{name}: axis={axis} needs an array of at least one dimension")
+        raise ValueError(f"prism.{name}: axis={axis} needs an array of at least one dimension (axis=None "
+                         "sorts it whole)")
     if axis not in (-1, len(shape) - 1):
         raise ValueError(f"prism.{name}: axis={axis}: only the last axis (-1) is offered; the rows of "
                          f"a C-contiguous array are what the segmented sort sorts")
-    return shape[-1]
+    return shape[-1] if len(shape) > 1 else None
 
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -655,18 +659,18 @@ def _kind(name, kind):
         raise ValueError(f"prism.{name}: kind={kind!r} is none of NumPy's ({', '.join(map(str, _KINDS[1:]))})")
 
 
-def sort(keys, out=None, *, axis=None, kind=None, descending=False, impl="automatic", stream=None):
-    """The keys in order, into out (a new flat array without it; out=keys sorts in place).
-    axis=-1 (numpy.sort's axis): each row along the last axis sorted on its own, the result of the
-    keys' shape (prism::segmented_sort with rows of keys.shape[-1]). axis=None, the default, sorts
-    the flattened array (NumPy's default is axis=-1: pass it for numpy.sort(a)'s result).
+def sort(keys, out=None, *, axis=-1, kind=None, descending=False, impl="automatic", stream=None):
+    """The keys in order, into out (a new array without it; out=keys sorts in place). axis=-1,
+    the default (numpy.sort's and torch.sort's): each row along the last axis sorted on its own,
+    the result of the keys' shape (prism::segmented_sort with rows of keys.shape[-1]; a 1-D array
+    is sorted whole). axis=None sorts the flattened array into a 1-D result.
     A NaN sorts by its sign bit: np.nan (sign clear) after +inf, as numpy.sort puts every NaN, but
     a NaN with the sign set before -inf, and x86's arithmetic makes those (0/0, inf - inf,
     np.sqrt(-1), np.log(-1)); numpy.sort puts them last too. kind= (NumPy's) is accepted: the sort
     is stable, whichever is named."""
     _kind("sort", kind)
     call = _Call((keys, out), stream)
-    cols = None if axis is None else _last_axis("sort", keys, axis)
+    cols = _rows("sort", keys, axis)
     if out is None:
         out = _like(call, keys, flat=axis is None)
     _prism.sort(call(keys), call(out), cols, descending, impl, call.stream)
@@ -687,19 +691,21 @@ def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=Fals
     return keys_out, values_out
 
 
-def argsort(keys, out=None, *, axis=None, kind=None, descending=False, impl="automatic", stream=None):
+def argsort(keys, out=None, *, axis=-1, kind=None, descending=False, impl="automatic", stream=None):
     """The permutation that sorts the keys, stably: keys[out] is sorted. int64 indices (or an int32
-    out, for fewer than 2^31 keys). axis=-1: each row's permutation along the last axis, positions
-    within the row (numpy.argsort(a, axis=-1, kind="stable")), int64, of the keys' shape; the
-    sorted keys are made on the way (one more array of the keys' size, discarded). kind= as sort's."""
+    out, for fewer than 2^31 keys). axis=-1, the default (numpy.argsort's): each row's permutation
+    along the last axis, positions within the row (numpy.argsort(a, kind="stable")), int64, of the
+    keys' shape; the sorted keys are made on the way (one more array of the keys' size,
+    discarded); a 1-D array is one row. axis=None: the flattened array's permutation, 1-D. kind= as
+    sort's."""
     _kind("argsort", kind)
     call = _Call((keys, out), stream)
-    if axis is None:
+    cols = _rows("argsort", keys, axis)
+    if cols is None:
         if out is None:
-            out = _like(call, keys, "int64", flat=True)
+            out = _like(call, keys, "int64", flat=axis is None)
         _prism.argsort(call(keys), call(out), descending, impl, call.stream)
     else:
-        cols = _last_axis("argsort", keys, axis)
         # The rows' positions start in an array of the call's own, so that a refused out is left
         # as it was (out itself when the call makes it).
         made = out is None

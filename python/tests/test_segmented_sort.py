@@ -87,3 +87,18 @@ def test_refusals(rng):
     with pytest.raises(ValueError):
         prism.argsort(both[:6].reshape(2, 3), axis=-1, out=both[2:].reshape(2, 3))
     assert both.tolist() == [9, 8, 7, 6, 5, 4, 3, 2]
+
+
+def test_default_axis_is_numpys(xp, rng):
+    """numpy.sort(a) and numpy.argsort(a) sort along the last axis: so do prism's by default;
+    axis=None sorts the flattened array."""
+    x = keys(rng, (5, 7), "int32")
+    dx = xp.put(x)
+    np.testing.assert_array_equal(xp.get(prism.sort(dx)), np.sort(x))
+    np.testing.assert_array_equal(xp.get(prism.argsort(dx)), np.argsort(x, kind="stable"))
+    flat = prism.sort(dx, axis=None)
+    assert tuple(flat.shape) == (35,)
+    np.testing.assert_array_equal(xp.get(flat), np.sort(x, axis=None))
+    np.testing.assert_array_equal(xp.get(prism.argsort(dx, axis=None)), np.argsort(x, axis=None, kind="stable"))
+    one = x[0].copy()
+    np.testing.assert_array_equal(xp.get(prism.argsort(xp.put(one))), np.argsort(one, kind="stable"))
