@@ -367,7 +367,8 @@ for _name, _doc in _prism.reduce.reductions:
 
 
 def dot(a, b, out=None, *, impl="automatic", stream=None):
-    """sum a[i] * b[i], in sum's type."""
+    """sum a[i] * b[i] over the flattened arrays, in sum's type: numpy.vdot (numpy.dot of two
+    vectors; numpy.dot of matrices is a matrix product, which prism does not offer)."""
     return _prism.dot(a, b, out, impl, stream)
 
 
