@@ -487,7 +487,8 @@ def sum(x, out=None, *, impl="automatic", stream=None):
     except ValueError:
         if _dtype_of(x) != "bool":
             raise
-    return count_if(x, "!=", False, out, impl=impl, stream=stream)  # NumPy's sum of a mask: its count
+    counted = count_if(x, "!=", False, out, impl=impl, stream=stream)  # NumPy's sum of a mask: its count
+    return _np.int64(counted) if isinstance(counted, int) else counted  # a NumPy scalar, as every sum
 
 
 sum.__doc__ = _sum_doc + " The sum of a bool array is the count of its True elements (int64)."

@@ -475,6 +475,7 @@ def test_count_small_types(xp, rng, dtype):
         if dtype == "bool":
             total = prism.sum(dx)
             assert int(value_of(xp, total)) == int(np.sum(x))
+            assert not isinstance(total, int) and np.asarray(xp.get(total) if xp.gpu else total).dtype == np.int64
             out = xp.put(np.full(1, 77, np.int64))
             assert prism.sum(dx, out=out) is out and int(xp.get(out)[0]) == int(np.sum(x))
     dx = xp.put(np.zeros(4, dtype))
