@@ -144,22 +144,12 @@ struct layout {
 // index arithmetic).
 template <class Extent>
 std::size_t element_count(const array& a, const layout<Extent>& l, std::size_t item_bytes) {
-  bool empty = false;
-  for (int i = 0; i < l.ndim; ++i) {
+  for (int i = 0; i < l.ndim; ++i)
     if (l.shape[i] < 0)
       refuse(a, "has a negative extent (" + std::to_string(l.shape[i]) + " in dimension " + std::to_string(i) + ")");
-    empty = empty || l.shape[i] == 0;
-  }
-  if (empty) return 0;
-  const std::uint64_t most = static_cast<std::uint64_t>(INT64_MAX) / item_bytes;  // elements that fit
-  std::uint64_t count = 1;
-  for (int i = 0; i < l.ndim; ++i) {
-    const auto extent = static_cast<std::uint64_t>(l.shape[i]);
-    if (extent > most / count)
-      refuse(a, "is too large: its extents multiply past 2^63 bytes (a corrupt or hostile shape)");
-    count *= extent;
-  }
-  return static_cast<std::size_t>(count);
+  const std::optional<std::size_t> count = count_below_2_63(l.shape, l.ndim, item_bytes);
+  if (!count) refuse(a, "is too large: its extents multiply past 2^63 bytes (a corrupt or hostile shape)");
+  return *count;
 }
 
 // Elements one after another, in row-major order: what a span is. Dimensions of extent 1, and

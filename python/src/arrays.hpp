@@ -239,6 +239,22 @@ struct cai_summary {
 };
 cai_summary summarize_cai(nb::handle object, array_kind kind);
 
+// The element count of ndim extents (none negative), or nothing where count * item_bytes would
+// reach 2^63 bytes (no memory holds that much, and sizes past it overflow in index arithmetic).
+template <class Extent>
+std::optional<std::size_t> count_below_2_63(const Extent* extents, int ndim, std::size_t item_bytes) {
+  for (int i = 0; i < ndim; ++i)
+    if (extents[i] == 0) return 0;
+  const std::uint64_t most = static_cast<std::uint64_t>(INT64_MAX) / item_bytes;  // elements that fit
+  std::uint64_t count = 1;
+  for (int i = 0; i < ndim; ++i) {
+    const auto extent = static_cast<std::uint64_t>(extents[i]);
+    if (extent > most / count) return std::nullopt;
+    count *= extent;
+  }
+  return static_cast<std::size_t>(count);
+}
+
 // Takes an argument: `role` names it in messages ("a", "out", ...). The object is a DLPack capsule
 // (consumed), a call's pending argument, one of prism's arrays, an object with the buffer
 // protocol, a host object with __dlpack__ (called without a stream) or an object with

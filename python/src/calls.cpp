@@ -790,21 +790,16 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
     if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
   // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow), and
   // none larger than the device's memory (a ValueError, not CUDA's out of memory).
-  const std::uint64_t item = element_bytes(element_named(dtype_name));
-  std::uint64_t count = 1;
-  for (std::int64_t e : shape) {
-    if (e != 0 && static_cast<std::uint64_t>(e) > static_cast<std::uint64_t>(INT64_MAX) / item / count)
-      throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
-    count = e == 0 ? 0 : count * static_cast<std::uint64_t>(e);
-    if (count == 0) break;
-  }
+  const std::size_t item = element_bytes(element_named(dtype_name));
+  const std::optional<std::size_t> count = count_below_2_63(shape.data(), static_cast<int>(shape.size()), item);
+  if (!count) throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
   array where;  // the device the result goes to, refused with its name if this process cannot reach it
   where.device_type = 2;
   where.device_id = device_;
   where.role = "the result";
   device_scope scope("allocate", {&where});
-  if (const std::uint64_t memory = device_memory(device_); count * item > memory)
-    throw std::invalid_argument("prism: a result of " + std::to_string(count * item) + " bytes is more than the " +
+  if (const std::uint64_t memory = device_memory(device_); *count * item > memory)
+    throw std::invalid_argument("prism: a result of " + std::to_string(*count * item) + " bytes is more than the " +
                                 std::to_string(memory) + " bytes of cuda:" + std::to_string(device_));
   device_array result;
   result.type = element_named(dtype_name);
