@@ -8,6 +8,7 @@
 #include <prism/elementwise.hpp>
 #include <prism/gather.hpp>
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,35 +72,37 @@ void repeat(std::span<operand> operands, std::size_t n) {
   for (operand& o : operands) o.repeated = o.number || (o.values.size == 1 && n != 1);
 }
 
-// The value a repeated operand stands for, as the operation's scalar type.
-template <class T>
-prism::scalar<T> value_of(const operand& o, std::uintptr_t stream, const char* algorithm) {
-  using S = prism::scalar<T>;
-  if (o.number) return scalar_from<S>(o.object, o.role);
-  (void)o.values.in<T>();  // of the operation's type, or refused
-  T v{};
-  read_first(o.values, &v, sizeof(T), stream, algorithm);
-  return static_cast<S>(v);
+// The first operand that is an array of the call's length (not one value repeated), or null.
+const operand* full_length(std::span<const operand> operands) noexcept {
+  for (const operand& o : operands)
+    if (!o.repeated) return &o;
+  return nullptr;
 }
 
-// Refuses, before the device is touched, an array operand not of T and a number out of T's range.
+// The operands checked before the device is touched: an array not of T is refused, a number is
+// converted to T's scalar type (refused out of its range). Returns the numbers' values.
 template <class T>
-void check_operands(std::span<const operand> operands) {
-  for (const operand& o : operands)
-    if (o.number) (void)scalar_from<prism::scalar<T>>(o.object, o.role);
-    else (void)o.values.in<T>();
+std::array<prism::scalar<T>, 2> check_operands(std::span<const operand, 2> operands) {
+  std::array<prism::scalar<T>, 2> numbers{};
+  for (int i = 0; i < 2; ++i)
+    if (operands[i].number) numbers[i] = scalar_from<prism::scalar<T>>(operands[i].object, operands[i].role);
+    else (void)operands[i].values.in<T>();
+  return numbers;
 }
 
 // f(x, y) with the two operands as spans of T: an array as it is, a repeated one as a temporary
-// array of n elements filled with its value (alive while f runs). On the call's device, after
-// check_operands.
+// array of n elements filled with its value (a number's, or an array's one element, read first),
+// alive while f runs. On the call's device.
 template <class T, class F>
-void with_values(const char* algorithm, call& c, std::span<operand, 2> operands, std::size_t n,
-                 const prism::execution_policy& p, F&& f) {
+void with_values(const char* algorithm, call& c, std::span<operand, 2> operands,
+                 std::array<prism::scalar<T>, 2> values, std::size_t n, const prism::execution_policy& p, F&& f) {
   using S = prism::scalar<T>;
-  S values[2]{};
   for (int i = 0; i < 2; ++i)
-    if (operands[i].repeated) values[i] = value_of<T>(operands[i], c.stream(), algorithm);
+    if (operands[i].repeated && !operands[i].number) {
+      T v{};
+      read_first(operands[i].values, &v, sizeof(T), c.stream(), algorithm);
+      values[i] = static_cast<S>(v);
+    }
   nb::object made[2];
   array filled[2];
   prism::span<const T> spans[2];
@@ -132,7 +135,7 @@ nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::stri
     const std::size_t n = length_of(operands).value_or(out_.is_none() ? 1 : out.size);
     repeat(operands, n);
     if (out_.is_none()) {
-      const operand* shape = !operands[0].repeated ? &operands[0] : !operands[1].repeated ? &operands[1] : nullptr;
+      const operand* shape = full_length(operands);
       if (shape == nullptr)
         throw std::invalid_argument(std::string("prism.") + Op::name +
                                     ": a and b are both numbers: one must be an array (or give out=)");
@@ -143,9 +146,9 @@ nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::stri
     for_output(Op::name, out, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto z = out.out<T>();
-      check_operands<T>(operands);
+      const auto numbers = check_operands<T>(operands);
       device_scope device(Op::name, {&operands[0].values, &operands[1].values, &out});
-      with_values<T>(Op::name, c, operands, n, p, [&](auto x, auto y) {
+      with_values<T>(Op::name, c, operands, numbers, n, p, [&](auto x, auto y) {
         without_gil([&] { detail::elementwise<T>::binary(p, ops::binary<Op>::code, x, y, z); });
       });
     });
@@ -258,7 +261,7 @@ nb::object where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle
     const auto mask = condition_bytes(condition);
     repeat(operands, condition.size);
     if (out_.is_none()) {
-      const operand* shape = !operands[0].repeated ? &operands[0] : !operands[1].repeated ? &operands[1] : nullptr;
+      const operand* shape = full_length(operands);
       const operand* typed = !operands[0].number ? &operands[0] : !operands[1].number ? &operands[1] : nullptr;
       nb::object dtype = nb::none();
       if (shape == nullptr && typed != nullptr) {
@@ -277,9 +280,9 @@ nb::object where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle
     for_output("where", out, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto r = out.out<T>();
-      check_operands<T>(operands);
+      const auto numbers = check_operands<T>(operands);
       device_scope device("where", {&condition, &operands[0].values, &operands[1].values, &out});
-      with_values<T>("where", c, operands, condition.size, p, [&](auto x, auto y) {
+      with_values<T>("where", c, operands, numbers, condition.size, p, [&](auto x, auto y) {
         without_gil([&] { detail::elementwise<T>::where(p, mask, x, y, r); });
       });
     });

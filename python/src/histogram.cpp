@@ -63,9 +63,13 @@ void histogram(nb::handle samples_, nb::handle counts_, nb::handle lo_, nb::hand
 // (after the producer's pending writes to them), which makes the call wait for them.
 template <class L>
 void require_increasing(const array& edges, prism::span<const L> e, std::uintptr_t stream) {
-  std::vector<L> copy(e.begin(), e.end());
-  if (edges.device_type != 1 && e.size() > 1) read_first(edges, copy.data(), e.size_bytes(), stream, "histogram");
-  const L* host = copy.data();
+  std::vector<L> copy;
+  const L* host = e.data();
+  if (edges.device_type != 1 && e.size() > 1) {
+    copy.resize(e.size());
+    read_first(edges, copy.data(), e.size_bytes(), stream, "histogram");
+    host = copy.data();
+  }
   for (std::size_t k = 0; k + 1 < e.size(); ++k)
     if (!(host[k] < host[k + 1]))
       throw std::invalid_argument("prism.histogram: the edges must be strictly increasing (and not NaN): edges[" +
