@@ -730,9 +730,9 @@ def histogram(samples, bins=None, lo=None, hi=None, *, edges=None, out=None, imp
     for edges in GPU memory: they are copied to the host and checked before the call (on the call's
     stream), so the call waits for them (and cannot be captured into a CUDA graph). Edges must be
     strictly increasing, without NaN (else ValueError). Samples int8, uint8, int16, uint16, int32,
-    uint32, float32 or float64 (bool as the bytes 0 and 1); lo, hi and edges of the samples' type for floats, integers (int64
-    edges) for the integer samples;
-    the bin rule is prism's exact one (<prism/histogram.hpp>)."""
+    uint32, float32 or float64 (bool as the bytes 0 and 1); lo, hi and edges of the samples' type
+    for floats, integers (int64 edges) for the integer samples; the bin rule is prism's exact one
+    (<prism/histogram.hpp>)."""
     call = _Call((samples, edges, out), stream)
     if edges is not None:
         if bins is not None or lo is not None or hi is not None:
@@ -859,23 +859,21 @@ del _f
 _NUMBERS = (int, float, bool)
 
 
-def _queries(name, a, v):
-    """(v for the call, whether v is one Python number): a number is searched as a 0-d array of a's
-    type (numpy.searchsorted(a, 3)), converted as NumPy 2 converts Python numbers; a float for an
-    integer a is refused (its place among integers is not that of any integer of a's type)."""
-    if type(v) not in _NUMBERS:
-        return v, False
-    dtype = _dtype_of(a)
-    if type(v) is float and not dtype.startswith("float"):
+def _search_call(name, a, v, outputs, stream):
+    """(the call, v as an array, whether v was one Python number) of a search. A number is
+    searched as a 0-d array of a's type (numpy.searchsorted(a, 3)), converted as NumPy 2 converts
+    Python numbers; a float for an integer a is refused (its place among integers is not that of
+    any integer of a's type)."""
+    number = type(v) in _NUMBERS
+    if type(v) is float and not _dtype_of(a).startswith("float"):
+        dtype = _dtype_of(a)
         raise ValueError(f"prism.{name}: v is a float and a is {dtype}: give v as an array of {dtype}")
-    return v, True
-
-
-def _one_query(call, a, v):
-    """A 0-d array of a's type holding the number v, made on the call's device."""
-    query = call.empty((), _dtype_of(a))
-    _prism.generate("fill", call(query), v, None, "automatic", call.stream)
-    return query
+    call = _Call((a, None if number else v) + outputs, stream)
+    if number:
+        query = call.empty((), _dtype_of(a))
+        _prism.generate("fill", call(query), v, None, "automatic", call.stream)
+        v = query
+    return call, v, number
 
 
 def _scalar(result, number, out):
@@ -884,10 +882,7 @@ def _scalar(result, number, out):
 
 
 def _bounds(name, side, a, v, out, sorted_queries, impl, stream):
-    v, number = _queries(name, a, v)
-    call = _Call((a, None if number else v, out), stream)
-    if number:
-        v = _one_query(call, a, v)
+    call, v, number = _search_call(name, a, v, (out,), stream)
     result = _like(call, v, "int64") if out is None else out
     _prism.bounds(side, call(a), call(v), call(result), sorted_queries, impl, call.stream)
     call.done()
@@ -916,10 +911,7 @@ def upper_bound(a, v, out=None, *, sorted_queries=False, impl="automatic", strea
 
 def equal_range(a, v, lower=None, upper=None, *, sorted_queries=False, impl="automatic", stream=None):
     """Both bounds at once: (lower, upper), a[lower[i]:upper[i]] the elements equal to v[i]."""
-    v, number = _queries("equal_range", a, v)
-    call = _Call((a, None if number else v, lower, upper), stream)
-    if number:
-        v = _one_query(call, a, v)
+    call, v, number = _search_call("equal_range", a, v, (lower, upper), stream)
     low = _like(call, v, "int64") if lower is None else lower
     up = _like(call, v, _dtype_of(low)) if upper is None else upper
     _prism.equal_range(call(a), call(v), call(low), call(up), sorted_queries, impl, call.stream)
@@ -929,10 +921,7 @@ def equal_range(a, v, lower=None, upper=None, *, sorted_queries=False, impl="aut
 
 def binary_search(a, v, out=None, *, sorted_queries=False, impl="automatic", stream=None):
     """Whether each query equals an element of the sorted array a: bool (or into a uint8 out)."""
-    v, number = _queries("binary_search", a, v)
-    call = _Call((a, None if number else v, out), stream)
-    if number:
-        v = _one_query(call, a, v)
+    call, v, number = _search_call("binary_search", a, v, (out,), stream)
     result = _like(call, v, "bool") if out is None else out
     _prism.binary_search(call(a), call(v), call(result), sorted_queries, impl, call.stream)
     call.done()

@@ -27,8 +27,9 @@ Arguments: "type name" (CuPy) or "type *name" for an array and "type name" for a
 types are NumPy's names (float32, int64, ...) or C's (float, double, int, long long, unsigned int,
 ...), or in CuPy's spelling a placeholder (one identifier that names no type: "T x, T y", "T z"),
 bound at each call by the arrays given for it (all of one type; a Python scalar binds one no array
-does) and named in the operation (T d = x - y): a kernel is compiled per binding. The operation refers to elements by the arguments' names (CuPy) or as name[i] (PyCUDA), and
-to the element's index as i. A PyCUDA operation that reads any other element than a[i] runs
+does) and named in the operation (T d = x - y): a kernel is compiled per binding. The operation
+refers to elements by the arguments' names (CuPy) or as name[i] (PyCUDA), and to the element's
+index as i. A PyCUDA operation that reads any other element than a[i] runs
 element by element only (raw_naive); CuPy's raw arguments are not offered (PyCUDA's spelling reads
 any element). float16 and bfloat16 are not offered.
 """
@@ -118,6 +119,13 @@ def _typed(parameter, types):
         raise ValueError(f"prism: {parameter.name}'s type {parameter.dtype} is bound by a call's arguments "
                          f"(or source(types=(('{parameter.dtype}', 'float32'),)))")
     return _Parameter(parameter.name, bound, parameter.array, parameter.output, parameter.read)
+
+
+def _call_parameters(parameters, scalars, types):
+    """The parameters of one call's source: placeholders bound, the CuPy inputs given as scalars
+    made scalar parameters."""
+    typed = [_typed(p, types) for p in parameters]
+    return [p if p.name not in scalars else _Parameter(p.name, p.dtype, False) for p in typed]
 
 
 def _type_names(types):
@@ -361,8 +369,7 @@ class ElementwiseKernel(_Kernel):
         key = (frozenset(scalars), tuple(types))
         if key in self._sources:
             return self._sources[key]
-        params = [_typed(p, types) for p in self.parameters]
-        params = [p if p.name not in key[0] else _Parameter(p.name, p.dtype, False) for p in params]
+        params = _call_parameters(self.parameters, key[0], types)
         arrays = [p for p in params if p.array]
         if not arrays:
             raise ValueError(f"prism.{self.name}: a kernel needs at least one array")
@@ -524,15 +531,13 @@ class ReductionKernel(_Kernel):
     def _output(self, types):
         """(the output parameter, the value's dtype) with the placeholders' types."""
         out = _typed(self.out, types)
-        value = self.value_dtype
-        return out, (dict(types).get(value, value) if isinstance(value, _Placeholder) else value)
+        return out, (out.dtype if isinstance(self.value_dtype, _Placeholder) else self.value_dtype)
 
     def source(self, scalars=frozenset(), types=()):
         key = (frozenset(scalars), tuple(types))
         if key in self._sources:
             return self._sources[key]
-        params = [_typed(p, types) for p in self.parameters]
-        params = [p if p.name not in key[0] else _Parameter(p.name, p.dtype, False) for p in params]
+        params = _call_parameters(self.parameters, key[0], types)
         arrays = [p for p in params if p.array]
         out, value_dtype = self._output(types)
         value = _C_TYPES[value_dtype]
