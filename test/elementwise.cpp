@@ -275,9 +275,19 @@ TEST_P(Add, MismatchedSizesThrowAndChangeNothing) {
     prism::add(prism::par.with(GetParam()), a.view(), b.view(), out.view());
     FAIL() << "mismatched sizes were accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("9 elements, expected 10"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the second input has 9 elements, expected 10"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(out.values(), std::vector<float>(10, 42.0f));
+  // Inputs that agree and an output of another size: the output is the one named.
+  placed_array<float> short_out(std::vector<float>(9, 42.0f), where);
+  try {
+    prism::add(prism::par.with(GetParam()), a.view(), a.view(), short_out.view());
+    FAIL() << "an output of another size was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the output has 9 elements, expected 10"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(short_out.values(), std::vector<float>(9, 42.0f));
 }
 
 TEST_P(Add, PartialOverlapThrows) {

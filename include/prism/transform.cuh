@@ -186,9 +186,12 @@ void transform_spans(const char* algorithm, const execution_policy& policy, F f,
   std::apply(
       [&](const auto&... in) {
         std::size_t k = 0;  // which input, for the messages
+        // Every array must have the first input's size: an output of another size is the one named.
+        const std::size_t sizes[] = {in.size()..., n}, want = sizes[0];
         const auto on_thrust = [&](const auto& p) { thrust_transform(p, f, out.data(), n, in.data()...); };
         dispatch<F>({algorithm, elementwise_family, policy,
-                     {array_ref::input(in, input_name(k++)).sized(n)..., array_ref::output_of(out, "the output")}, n},
+                     {array_ref::input(in, input_name(k++)).sized(want)..., array_ref::output_of(out, "the output").sized(want)},
+                     n},
                     implementations{
                         .cpu = serial_too{on_thrust},
                         .thrust = on_thrust,
