@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 namespace prism::python {
 
 // Where Linux maps a process's memory unless asked for more: up to 2^47 on x86-64, 2^48 on arm64
@@ -565,6 +567,15 @@ nb::tuple as_tuple(const std::vector<std::int64_t>& shape) {
   return nb::steal<nb::tuple>(t);
 }
 
+// The host's physical memory in bytes (0 where the system does not say), asked once.
+std::uint64_t host_memory() {
+  static const std::uint64_t memory = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : std::uint64_t{0};
+  }();
+  return memory;
+}
+
 // The memory of a device in bytes, asked once per device (the GIL guards the table).
 std::uint64_t device_memory(int device) {
   static std::vector<std::uint64_t> known;
@@ -775,7 +786,18 @@ nb::object call::like(nb::handle x, nb::handle dtype, bool flat) {
 nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::string& dtype_name) {
   libraries& l = libraries::get();
   const bool numpy_has = dtype_name != "bfloat16";
+  for (std::int64_t e : shape)
+    if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
+  // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow), and
+  // none larger than the memory it goes to (a ValueError, not an out-of-memory error; on the host,
+  // memory the system promises but cannot give would end the process when written).
+  const std::size_t item = element_bytes(element_named(dtype_name));
+  const std::optional<std::size_t> count = count_below_2_63(shape.data(), static_cast<int>(shape.size()), item);
+  if (!count) throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
   if (device_ < 0) {
+    if (const std::uint64_t memory = host_memory(); memory != 0 && *count * item > memory)
+      throw std::invalid_argument("prism: a result of " + std::to_string(*count * item) + " bytes is more than the " +
+                                  std::to_string(memory) + " bytes of this machine's memory");
     if (kind_ == array_kind::torch) {
       l.load_torch();
       nb::object dtype = nb::getattr(l.torch_module, dtype_name.c_str(), nb::none());
@@ -786,13 +808,6 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
     l.load_numpy();
     return l.numpy_empty(as_tuple(shape), nb::arg("dtype") = dtype_name);
   }
-  for (std::int64_t e : shape)
-    if (e < 0) throw std::invalid_argument("prism: a result cannot have a negative extent");
-  // As for the arrays a call reads: no result of 2^63 bytes or more (its size would overflow), and
-  // none larger than the device's memory (a ValueError, not CUDA's out of memory).
-  const std::size_t item = element_bytes(element_named(dtype_name));
-  const std::optional<std::size_t> count = count_below_2_63(shape.data(), static_cast<int>(shape.size()), item);
-  if (!count) throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
   array where;  // the device the result goes to, refused with its name if this process cannot reach it
   where.device_type = 2;
   where.device_id = device_;

@@ -32,7 +32,7 @@ void for_output(const char* algorithm, const array& out, F&& f) {
 // those types) is converted to the result's element type, as NumPy 2 converts Python numbers (a
 // float for an integer array is refused, as is an integer out of range); an array of one element
 // beside longer arrays (a NumPy scalar, a 0-d array, a reduction's result) must have that type,
-// and a GPU one is read first: the call waits for it. The value is written into a temporary array
+// and a GPU one is read first: the call waits for it. A NumPy one beside GPU arrays is a value too. The value is written into a temporary array
 // of the call's length (fill), which the operation reads: one more pass, and that array's memory.
 
 bool is_number(nb::handle x) noexcept {
@@ -66,10 +66,13 @@ std::optional<std::size_t> length_of(std::span<const operand> operands) {
   return std::nullopt;
 }
 
-// Marks the operands that stand for one value in a call of n elements: the numbers, and the
-// arrays of one element where n is not 1.
-void repeat(std::span<operand> operands, std::size_t n) {
-  for (operand& o : operands) o.repeated = o.number || (o.values.size == 1 && n != 1);
+// Marks the operands that stand for one value in a call of n elements: the numbers, the arrays of
+// one element where n is not 1, and in a call on a GPU a host array of one element (a NumPy
+// scalar or array beside torch or CuPy arrays, as those libraries take NumPy scalars), which is
+// read on the host whatever n is.
+void repeat(std::span<operand> operands, std::size_t n, const call& c) {
+  for (operand& o : operands)
+    o.repeated = o.number || (o.values.size == 1 && (n != 1 || (c.device() >= 0 && !o.values.on_gpu())));
 }
 
 // The first operand that is an array of the call's length (not one value repeated), or null.
@@ -133,7 +136,7 @@ nb::object binary(nb::handle a_, nb::handle b_, nb::handle out_, const std::stri
     if (!out_.is_none()) result = nb::borrow(out_), out = c.take(result, "out", true);
     // The length of the longer array, else of out: NumPy broadcasts one value to out's shape too.
     const std::size_t n = length_of(operands).value_or(out_.is_none() ? 1 : out.size);
-    repeat(operands, n);
+    repeat(operands, n, c);
     if (out_.is_none()) {
       const operand* shape = full_length(operands);
       if (shape == nullptr)
@@ -259,7 +262,7 @@ nb::object where(nb::handle condition_, nb::handle a_, nb::handle b_, nb::handle
     operand operands[2] = {{a_, "a"}, {b_, "b"}};
     take_operands(c, operands);
     const auto mask = condition_bytes(condition);
-    repeat(operands, condition.size);
+    repeat(operands, condition.size, c);
     if (out_.is_none()) {
       const operand* shape = full_length(operands);
       const operand* typed = !operands[0].number ? &operands[0] : !operands[1].number ? &operands[1] : nullptr;
