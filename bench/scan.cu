@@ -400,17 +400,18 @@ void register_shape() {
   }
 }
 
-// The shapes tried: the scan's own is 128 x 12, the others' 256 x 4 (scan_programs.cuh); the
-// by-key programs stage a tile in shared memory, which holds at most 256 x 8 of them.
+// The shapes tried beside the 8-byte programs' own (scan_programs.cuh: the scan's 128 x 16, the
+// others' 256 x 8; 4-byte elements' 128 x 12 and 256 x 4 among the tried); the by-key programs
+// stage a tile in shared memory, which holds at most 256 x 8 of them.
 template <operation op>
 void register_keyed_shapes() {
-  register_shape<op, 256, 8>();
+  register_shape<op, 256, 4>();
   register_shape<op, 128, 8>();
   register_shape<op, 128, 12>();
 }
 void register_shapes(bool gpu) {
   if (!gpu) return;
-  register_shape<operation::inclusive_scan, 128, 16>();
+  register_shape<operation::inclusive_scan, 128, 12>();
   register_shape<operation::inclusive_scan, 128, 24>();
   register_shape<operation::inclusive_scan, 256, 12>();
   register_keyed_shapes<operation::inclusive_scan_by_key>();

@@ -32,14 +32,25 @@ namespace prism::detail {
 // that way than in blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of
 // 128, unique, run_length_encode and reduce_by_key were slower). The shapes kept are measured by the
 // raw rows of docs/benchmarks/scan.md (rows inclusive_scan/float/raw, compact/float/raw,
-// unique/float/raw). The scan, by-key and reduce-by-key programs take their shape as template
-// arguments, so that other shapes can be timed beside these (bench/scan.cu's raw_<threads>x<rounds>
-// rows, of the 8-byte programs).
+// unique/float/raw). Those are the shapes of 4-byte elements; 8-byte ones take more rounds (below).
+// The scan, by-key and reduce-by-key programs take their shape as template arguments, so that
+// other shapes can be timed beside these (bench/scan.cu's raw_<threads>x<rounds> rows, of the
+// 8-byte programs).
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
 inline constexpr int selection_threads = 384;
 inline constexpr int scan_rounds = 4;
+// Arrays of 8-byte elements want longer tiles: a scan of them 16 rounds; a by-key program whose
+// keys or values read are 8 bytes 8 rounds, where a key and its value together are at most 12
+// bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers). Rows
+// <op>/int64/raw and raw_<threads>x<rounds> of docs/benchmarks/scan.md, "Tile shapes of the
+// 8-byte programs".
+template <class T>
+inline constexpr int streaming_rounds_of = sizeof(T) == 8 ? 16 : streaming_rounds;
+template <class... T>
+inline constexpr int keyed_rounds_of =
+    std::max({sizeof(T)...}) == 8 && (sizeof(T) + ...) <= 12 ? 8 : scan_rounds;
 
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
@@ -48,7 +59,7 @@ constexpr int scan_vector = std::max(1, vector_width<T...>);
 struct nothing {};
 
 // scan: the scan value is the element.
-template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds>
+template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T>>
 struct scan_program {
   using scan_type = T;
   static constexpr int vector = scan_vector<T>;
@@ -127,7 +138,7 @@ struct segmented {
   }
 };
 
-template <class K, class T, class Op, class Eq, int Threads = scan_threads, int Rounds = scan_rounds>
+template <class K, class T, class Op, class Eq, int Threads = scan_threads, int Rounds = keyed_rounds_of<K, T>>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
@@ -338,7 +349,9 @@ struct by_run {
 template <class C>
 struct ones {};
 
-template <class K, class T, class Values, class Op, class Eq, int Threads = scan_threads, int Rounds = scan_rounds>
+// Rounds by the arrays read: the keys, and the values unless they are run-length encoding's ones.
+template <class K, class T, class Values, class Op, class Eq, int Threads = scan_threads,
+          int Rounds = std::is_same_v<Values, ones<T>> ? keyed_rounds_of<K> : keyed_rounds_of<K, T>>
 struct reduce_by_key_program {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   using scan_type = run_sum<T>;
