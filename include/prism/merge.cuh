@@ -363,9 +363,25 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
 }
 
 // The global start of the run of equal values that x[first] belongs to (first when it starts there).
+// Found by galloping back from first (x[first - 1], x[first - 2], x[first - 4], ...) until an
+// element goes before it, then a binary search in the last step: one more load where the run starts
+// at first, as in most tiles, and about 2 log2(length) for a run of that length. (A binary search
+// over x[0, first) took log2(first) dependent loads from global memory per tile, while the
+// block's other threads waited for it.)
 template <class T, class Comp>
 __device__ std::size_t global_run_start(const T* x, std::size_t first, Comp comp) {
-  return rank_in<false>(x, first, x[first], comp);
+  const T v = x[first];
+  std::size_t in_run = first, lo = 0, step = 1;  // x[in_run] is in the run; it starts in [lo, in_run]
+  while (in_run >= step) {
+    const std::size_t p = in_run - step;
+    if (comp(x[p], v)) {
+      lo = p + 1;
+      break;
+    }
+    in_run = p;
+    step *= 2;
+  }
+  return lo + rank_in<false>(x + lo, in_run - lo, v, comp);
 }
 
 // One pass of a set operation over one tile: Write false counts the tile's kept elements into
