@@ -31,7 +31,8 @@ an operand of the binary operations (add, sub, ..., maximum) and of where may be
 every element, as NumPy broadcasts a scalar: a Python int, float or bool, converted to the other
 operand's type as NumPy 2 converts Python numbers (a float with an integer array is refused, an
 int out of the type's range too), or an array of one element of the same type (a NumPy scalar, a
-0-d array, a reduction's result on the host or, read first so that the call waits, a GPU).
+0-d array, a reduction's result on the host or, read first so that the call waits, a GPU; a
+host one beside GPU arrays, as torch and CuPy take a NumPy scalar, is read on the host).
 prism.add(x, 1.0) fills a temporary array with 1.0 and adds it: one more pass over memory.
 
 Results. Every function takes `out=` (NumPy's and PyTorch's spelling); without it, the result is
