@@ -190,7 +190,8 @@ void transform_spans(const char* algorithm, const execution_policy& policy, F f,
         const std::size_t sizes[] = {in.size()..., n}, want = sizes[0];
         const auto on_thrust = [&](const auto& p) { thrust_transform(p, f, out.data(), n, in.data()...); };
         dispatch<F>({algorithm, elementwise_family, policy,
-                     {array_ref::input(in, input_name(k++)).sized(want)..., array_ref::output_of(out, "the output").sized(want)},
+                     {array_ref::input(in, input_name(k++)).sized(want)...,
+                      array_ref::output_of(out, "the output").sized(want)},
                      n},
                     implementations{
                         .cpu = serial_too{on_thrust},

@@ -866,12 +866,12 @@ def _search_call(name, a, v, outputs, stream):
     Python numbers; a float for an integer a is refused (its place among integers is not that of
     any integer of a's type)."""
     number = type(v) in _NUMBERS
-    if type(v) is float and not _dtype_of(a).startswith("float"):
-        dtype = _dtype_of(a)
+    dtype = _dtype_of(a) if number else None
+    if type(v) is float and not dtype.startswith("float"):
         raise ValueError(f"prism.{name}: v is a float and a is {dtype}: give v as an array of {dtype}")
     call = _Call((a, None if number else v) + outputs, stream)
     if number:
-        query = call.empty((), _dtype_of(a))
+        query = call.empty((), dtype)
         _prism.generate("fill", call(query), v, None, "automatic", call.stream)
         v = query
     return call, v, number

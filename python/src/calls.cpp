@@ -576,6 +576,13 @@ std::uint64_t host_memory() {
   return memory;
 }
 
+// Refuses a result of `bytes` larger than the `memory` bytes of `where` (0: not known).
+void refuse_past_memory(std::uint64_t bytes, std::uint64_t memory, const std::string& where) {
+  if (memory != 0 && bytes > memory)
+    throw std::invalid_argument("prism: a result of " + std::to_string(bytes) + " bytes is more than the " +
+                                std::to_string(memory) + " bytes of " + where);
+}
+
 // The memory of a device in bytes, asked once per device (the GIL guards the table).
 std::uint64_t device_memory(int device) {
   static std::vector<std::uint64_t> known;
@@ -795,9 +802,7 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
   const std::optional<std::size_t> count = count_below_2_63(shape.data(), static_cast<int>(shape.size()), item);
   if (!count) throw std::invalid_argument("prism: a result of that shape would not fit in 2^63 bytes");
   if (device_ < 0) {
-    if (const std::uint64_t memory = host_memory(); memory != 0 && *count * item > memory)
-      throw std::invalid_argument("prism: a result of " + std::to_string(*count * item) + " bytes is more than the " +
-                                  std::to_string(memory) + " bytes of this machine's memory");
+    refuse_past_memory(*count * item, host_memory(), "this machine's memory");
     if (kind_ == array_kind::torch) {
       l.load_torch();
       nb::object dtype = nb::getattr(l.torch_module, dtype_name.c_str(), nb::none());
@@ -813,9 +818,7 @@ nb::object call::allocate(const std::vector<std::int64_t>& shape, const std::str
   where.device_id = device_;
   where.role = "the result";
   device_scope scope("allocate", {&where});
-  if (const std::uint64_t memory = device_memory(device_); *count * item > memory)
-    throw std::invalid_argument("prism: a result of " + std::to_string(*count * item) + " bytes is more than the " +
-                                std::to_string(memory) + " bytes of cuda:" + std::to_string(device_));
+  refuse_past_memory(*count * item, device_memory(device_), "cuda:" + std::to_string(device_));
   device_array result;
   result.type = element_named(dtype_name);
   result.shape = shape;

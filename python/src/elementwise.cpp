@@ -32,8 +32,9 @@ void for_output(const char* algorithm, const array& out, F&& f) {
 // those types) is converted to the result's element type, as NumPy 2 converts Python numbers (a
 // float for an integer array is refused, as is an integer out of range); an array of one element
 // beside longer arrays (a NumPy scalar, a 0-d array, a reduction's result) must have that type,
-// and a GPU one is read first: the call waits for it. A NumPy one beside GPU arrays is a value too. The value is written into a temporary array
-// of the call's length (fill), which the operation reads: one more pass, and that array's memory.
+// and a GPU one is read first: the call waits for it (a NumPy one beside GPU arrays is read on the
+// host). The value is written into a temporary array of the call's length (fill), which the
+// operation reads: one more pass, and that array's memory.
 
 bool is_number(nb::handle x) noexcept {
   PyObject* o = x.ptr();
