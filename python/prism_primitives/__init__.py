@@ -890,11 +890,19 @@ def _bounds(name, side, a, v, out, sorted_queries, impl, stream):
     return _scalar(result, number, out)
 
 
-def searchsorted(a, v, side="left", out=None, *, sorted_queries=False, impl="automatic", stream=None):
-    """numpy.searchsorted(a, v, side): for each query, the position in the sorted array a where it
-    would be inserted keeping a sorted: before the elements equal to it (side="left") or after them
-    (side="right"). No sorter= (sort a first, or gather by argsort). v may be one Python number:
-    an int64 NumPy scalar for NumPy a, else a 0-d array."""
+def searchsorted(a, v, side="left", sorter=None, out=None, *, sorted_queries=False, impl="automatic",
+                 stream=None):
+    """numpy.searchsorted(a, v, side, sorter): for each query, the position in the sorted array a
+    where it would be inserted keeping a sorted: before the elements equal to it (side="left") or
+    after them (side="right"). sorter (int32 or int64, a's size: numpy.argsort(a)'s) orders an
+    unsorted a: the positions are those in a[sorter], gathered first into a temporary by
+    prism.gather (the call waits for its check that every index is within a; ValueError, nothing
+    written, if one is not).
+    v may be one Python number: an int64 NumPy scalar for NumPy a, else a 0-d array."""
+    if sorter is not None:
+        if _size(sorter) != _size(a):
+            raise ValueError(f"prism.searchsorted: sorter has {_size(sorter)} elements for a's {_size(a)}")
+        a = gather(sorter, a, stream=stream)
     return _bounds("searchsorted", side, a, v, out, sorted_queries, impl, stream)
 
 

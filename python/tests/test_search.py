@@ -64,6 +64,26 @@ def test_positions_of_each_type_and_shape(xp, rng):
         np.testing.assert_array_equal(xp.get(flags), np.isin(v, a).astype(np.uint8))
 
 
+def test_searchsorted_with_sorter(xp, rng):
+    """numpy.searchsorted(a, v, side, sorter): a unsorted, ordered by sorter (numpy.argsort's)."""
+    a = rng.integers(-50, 50, 3001).astype(np.int64)
+    v = rng.integers(-60, 60, 777).astype(np.int64)
+    for index in (np.int64, np.int32):
+        sorter = np.argsort(a, kind="stable").astype(index)
+        for impl in xp.implementations:
+            for side in ("left", "right"):
+                got = prism.searchsorted(xp.put(a), xp.put(v), side, xp.put(sorter), impl=impl)
+                np.testing.assert_array_equal(xp.get(got), np.searchsorted(a, v, side, sorter))
+    out = xp.put(np.full(777, 5, np.int64))
+    with pytest.raises(ValueError, match="sorter"):  # of another size than a
+        prism.searchsorted(xp.put(a), xp.put(v), sorter=xp.put(np.arange(3000)), out=out)
+    outside = np.argsort(a)
+    outside[7] = len(a)
+    with pytest.raises(ValueError):
+        prism.searchsorted(xp.put(a), xp.put(v), sorter=xp.put(outside), out=out)
+    np.testing.assert_array_equal(xp.get(out), np.full(777, 5))
+
+
 def test_special_floats(xp):
     # NumPy's NaN (sign clear) after +inf, as numpy.sort puts it; -0.0 and 0.0 are one value.
     a = np.array([-np.inf, -1, -0.0, 0.0, 0.0, 2, np.inf, np.nan], np.float64)
