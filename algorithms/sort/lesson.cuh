@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The radix-sort lesson (prism::sort_stage): uint32 keys sorted four ways, each one change away
-// from the one before, from the textbook split to the one-sweep sort that is impl::raw.
+// The radix-sort lesson (prism::sort_stage): uint32 keys sorted five ways, each one change away
+// from the one before, from the textbook split to the one-sweep sort that is impl::raw (stage 4)
+// and the way CUB's Onesweep ranks its tiles (stage 5).
 //
 // An LSD radix sort makes one stable pass per digit, least significant first. Each pass must read
 // every key and write it to its place; 2n keys is the least a pass can move, and the number of
@@ -12,6 +13,7 @@
 //   2 four_bit_counts     4       8      3n                                5
 //   3 eight_bit_ranked    8       4      3n, the writes coalesced          5
 //   4 onesweep            8       4      2n (+ n once, for all counts)     1 (+ a memset)
+//   5 early_counts        8       4      2n (+ n once, for all counts)     1 (+ a memset)
 //
 // Stages 1 to 3 share one shape: a counting kernel counts each block's keys of each digit
 // (digit-major: counts[digit][block]); a scan of those counts (three small kernels) makes counts[d][b]
@@ -24,10 +26,12 @@
 // <prism/primitives/onesweep.cuh>) and writes them out in digit order: consecutive threads write
 // consecutive addresses within each digit's run. It still needs the counting pass. Stage 4 folds
 // the counting into the scatter (look-back over the tiles' digit counts) and counts every pass's
-// digits in one kernel at the start.
+// digits in one kernel at the start. Stage 5 moves no fewer bytes: it changes when a tile tells its
+// successors its counts (before ranking its keys, not after) and how much work ranking takes (each
+// key's final place in one step): early_counts_pass_kernel in <prism/primitives/onesweep.cuh>.
 //
-// The stages count in 32 bits: every one refuses 2^32 keys or more, the last too (called as
-// impl::raw, that kernel sorts any size).
+// The stages count in 32 bits: every one refuses 2^32 keys or more, stages 4 and 5 too (called as
+// impl::raw, stage 4's kernel sorts any size).
 #include <prism/dispatch.cuh>
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
@@ -181,6 +185,14 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
                      static_cast<unsigned>(blocks));
     }
   }
+}
+
+// Stage 5: onesweep_sort with the early-counts pass kernel.
+inline void early_counts_sort(const char* algorithm, const execution_policy& policy, const std::uint32_t* in,
+                              std::uint32_t* out, std::size_t n) {
+  using order = detail::radix::bits_order<std::uint32_t>;
+  detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, true>(
+      algorithm, policy, in, out, nullptr, nullptr, false, n, order{detail::radix::key_kind::unsigned_integer, false});
 }
 
 }  // namespace prism::lesson

@@ -96,11 +96,14 @@ enum class sort_stage {
   four_bit_counts,   // 2: 8 passes of 4 bits: per-block digit counts, a global scan, a scatter
   eight_bit_ranked,  // 3: 4 passes of 8 bits, ranked in shared memory so the scatter is coalesced
   onesweep,          // 4: raw: one counting kernel, then one kernel per digit with look-back
+  early_counts,      // 5: onesweep ranked as CUB's: each tile's counts published before it ranks
 };
 inline constexpr sort_stage sort_lesson[] = {sort_stage::one_bit_split, sort_stage::four_bit_counts,
-                                             sort_stage::eight_bit_ranked, sort_stage::onesweep};
+                                             sort_stage::eight_bit_ranked, sort_stage::onesweep,
+                                             sort_stage::early_counts};
 constexpr std::string_view name(sort_stage stage) noexcept {
-  constexpr std::string_view names[] = {"one_bit_split", "four_bit_counts", "eight_bit_ranked", "onesweep"};
+  constexpr std::string_view names[] = {"one_bit_split", "four_bit_counts", "eight_bit_ranked", "onesweep",
+                                        "early_counts"};
   return names[static_cast<int>(stage)];
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // impl::raw of the radix sort: a one-sweep LSD radix sort (Adinets and Merrill, "Onesweep: A
-// Faster Least Significant Digit Radix Sort for GPUs", 2022), and the tile ranking that stage 3 of
-// the sort lesson (algorithms/sort/lesson.cuh) shares with it.
+// Faster Least Significant Digit Radix Sort for GPUs", 2022), the tile ranking that stage 3 of the
+// sort lesson (algorithms/sort/lesson.cuh) shares with it, and stage 5's pass, which counts a
+// tile's digits before it ranks them, as CUB's Onesweep does (early_counts_pass_kernel).
 //
 // An LSD radix sort sorts by one digit at a time, the least significant first; each pass is a
 // stable partition by the digit, so after the last pass the keys are in order. With 8-bit digits a
@@ -111,20 +112,23 @@ struct pass_args {
   __device__ unsigned digit(const Key& key) const { return order.digit(key, pass); }
 };
 
-// The inclusive-prefix walk of one digit (one thread per digit): publishes the tile's count, adds
-// up its predecessors' counts back to the nearest inclusive prefix, publishes its own. Counts only
-// travel in the words themselves (value and status in one 32-bit store), so relaxed accesses do.
-__device__ inline unsigned look_back_digit(unsigned* states, unsigned tile, unsigned d, unsigned count) {
-  using word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
-  word mine(states[std::size_t(tile) * radix + d]);
-  if (tile == 0) {
-    mine.store(status_prefix | count, cuda::std::memory_order_relaxed);
-    return 0;
-  }
-  mine.store(status_aggregate | count, cuda::std::memory_order_relaxed);
+// The look-back of one digit (one thread per digit), in two halves. publish_count: the tile's
+// count of the digit, as soon as it is known (tile 0's is already an inclusive prefix). walk_back:
+// adds up the predecessors' counts back to the nearest inclusive prefix and publishes the tile's
+// own; the sum is where the tile's keys of the digit start among the portion's. Counts only travel
+// in the words themselves (value and status in one 32-bit store), so relaxed accesses do.
+using state_word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+
+__device__ inline void publish_count(unsigned* states, unsigned tile, unsigned d, unsigned count) {
+  state_word(states[std::size_t(tile) * radix + d])
+      .store((tile == 0 ? status_prefix : status_aggregate) | count, cuda::std::memory_order_relaxed);
+}
+
+__device__ inline unsigned walk_back(unsigned* states, unsigned tile, unsigned d, unsigned count) {
+  if (tile == 0) return 0;
   unsigned exclusive = 0;
   for (unsigned j = tile - 1;; --j) {
-    word theirs(states[std::size_t(j) * radix + d]);
+    state_word theirs(states[std::size_t(j) * radix + d]);
     unsigned w;
     do {
       w = theirs.load(cuda::std::memory_order_relaxed);
@@ -132,22 +136,29 @@ __device__ inline unsigned look_back_digit(unsigned* states, unsigned tile, unsi
     exclusive += w & count_mask;
     if (w & status_prefix) break;
   }
-  mine.store(status_prefix | (exclusive + count), cuda::std::memory_order_relaxed);
+  state_word(states[std::size_t(tile) * radix + d])
+      .store(status_prefix | (exclusive + count), cuda::std::memory_order_relaxed);
   return exclusive;
 }
 
-// The lanes of the warp whose key has the same digit as this lane's (itself alone for a missing
-// key): one ballot per digit bit, each keeping the lanes that agree with this lane on that bit.
-// __match_any_sync says the same in one instruction, but it queues with the shared-memory
-// accesses the ranking is full of (ncu: most stalls waited there); ballots do not.
-__device__ inline unsigned same_digit_lanes(unsigned digit, bool present) {
-  unsigned peers = __ballot_sync(0xFFFFFFFFu, present);
+// The lanes of `among` whose key has the same digit as this lane's: one ballot per digit bit, each
+// keeping the lanes that agree with this lane on that bit. __match_any_sync says the same in one
+// instruction, but it queues with the shared-memory accesses the ranking is full of (ncu: most
+// stalls waited there); ballots do not.
+__device__ __forceinline__ unsigned lanes_with_digit(unsigned digit, unsigned among = 0xFFFFFFFFu) {
+  unsigned peers = among;
 #pragma unroll
   for (unsigned b = 0; b < digit_bits; ++b) {
     const bool one = (digit >> b) & 1u;
     const unsigned ones = __ballot_sync(0xFFFFFFFFu, one);
     peers &= one ? ones : ~ones;
   }
+  return peers;
+}
+
+// The same among the lanes whose key exists; a missing key is a group of its own.
+__device__ inline unsigned same_digit_lanes(unsigned digit, bool present) {
+  const unsigned peers = lanes_with_digit(digit, __ballot_sync(0xFFFFFFFFu, present));
   return present ? peers : 1u << (threadIdx.x % 32);
 }
 
@@ -167,12 +178,84 @@ struct shared_buffer {
   }
 };
 
+// Thread d's column of the warps' digit counts: each warp's count of digit d replaced by the count
+// of the warps before it (where the warp's keys of d start within the tile's run of d); returns
+// the tile's count of d.
+template <unsigned Warps>
+__device__ __forceinline__ unsigned warp_starts(unsigned (&warp_counts)[Warps][radix], unsigned d) {
+  unsigned count = 0;
+#pragma unroll
+  for (unsigned w = 0; w < Warps; ++w) {
+    const unsigned c = warp_counts[w][d];
+    warp_counts[w][d] = count;
+    count += c;
+  }
+  return count;
+}
+
+// Tile numbers for onesweep: tickets taken in the order tiles start, so that every tile one waits
+// for in its look-back is running. Thread 0 takes it; it is seen after the next __syncthreads.
+// The last tile to take one puts the counter back to zero for the next launch.
+__device__ inline void take_ticket(unsigned* ticket, unsigned tiles, unsigned& tile_ticket) {
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(ticket, 1u);
+    if (t == tiles - 1) *ticket = 0;
+    tile_ticket = t;
+  }
+}
+
+// The end of a pass, the same for every ranking: the tile's keys stand in shared memory in digit
+// order; each goes out to the output position of its digit's run plus its place in the tile, so
+// that consecutive threads write consecutive places of each run (coalesced where runs are long).
+// Values the same way, after: loaded only now, so that they take no registers during the ranking;
+// position[i] is the tile place of this thread's key i (present(i): whether key i exists).
+template <bool Values, unsigned K, class Key, class V, class Order, class Buffer, unsigned P, class Present>
+__device__ __forceinline__ void write_tile(const pass_args<Key, V, Order>& a, Buffer& exchange,
+                                           const unsigned long long* digit_global, unsigned in_tile,
+                                           const unsigned (&position)[P], Present present, std::size_t warp_begin,
+                                           unsigned lane) {
+  const Key* keys_shared = exchange.template as<Key>();
+  unsigned out_digits[Values ? (K + 3) / 4 : 1] = {};
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) {
+    const unsigned j = i * threads + threadIdx.x;
+    if (j < in_tile) {
+      const Key k = keys_shared[j];
+      const unsigned digit = a.digit(k);
+      if constexpr (Values) out_digits[i / 4] |= digit << (8 * (i % 4));
+      a.keys_out[digit_global[digit] + j] = k;
+    }
+  }
+  if constexpr (Values) {
+    static_assert(P == K);
+    __syncthreads();  // every key has left shared memory
+    V* values_shared = exchange.template as<V>();
+#pragma unroll
+    for (unsigned i = 0; i < K; ++i) {
+      if (present(i)) {
+        const std::size_t e = warp_begin + i * 32 + lane;
+        if constexpr (std::is_integral_v<V>) {
+          values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
+        } else {  // a caller's value type: never positions
+          values_shared[position[i]] = a.values_in[e];
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned i = 0; i < K; ++i) {
+      const unsigned j = i * threads + threadIdx.x;
+      if (j < in_tile) a.values_out[digit_global[(out_digits[i / 4] >> (8 * (i % 4))) & 0xFFu] + j] = values_shared[j];
+    }
+  }
+}
+
 // One pass over one tile: rank, find the digits' places (look-back, or the counting pass's table),
-// scatter through shared memory. LookBack: onesweep (tiles take tickets in the order they start,
-// so every tile one waits for is running); otherwise stage 3 of the lesson (tile = blockIdx.x).
-// At least 4 blocks per SM (64 registers a thread): while one block waits in its look-back, the
-// others load and rank. Values: whether values travel with the keys (a.values_out set); a
-// keys-only sort compiles without their bookkeeping, which would take registers from the ranking.
+// scatter through shared memory. LookBack: onesweep (tiles by ticket); otherwise stage 3 of the
+// lesson (tile = blockIdx.x). At least 4 blocks per SM (64 registers a thread): while one block
+// waits in its look-back, the others load and rank. Values: whether values travel with the keys
+// (a.values_out set); a keys-only sort compiles without their bookkeeping, which would take
+// registers from the ranking.
 template <class Key, class V, class Order, bool LookBack, bool Values>
 __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V, Order> a) {
   constexpr unsigned K = items_per_thread<Key, V>, T = tile_items<Key, V>, warps = threads / 32;
@@ -184,13 +267,7 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
   __shared__ unsigned tile_ticket;
 
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if constexpr (LookBack) {
-    if (threadIdx.x == 0) {
-      const unsigned t = atomicAdd(a.ticket, 1u);
-      if (t == a.tiles - 1) *a.ticket = 0;  // the last to take one: the counter is the next launch's
-      tile_ticket = t;
-    }
-  }
+  if constexpr (LookBack) take_ticket(a.ticket, a.tiles, tile_ticket);
   for (unsigned i = threadIdx.x; i < warps * radix; i += threads) (&warp_counts[0][0])[i] = 0;
   __syncthreads();
   const unsigned tile = LookBack ? tile_ticket : blockIdx.x;
@@ -228,28 +305,22 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 
   // Thread d: its digit's count in the tile; each warp's start within the digit's run.
   const unsigned d = threadIdx.x;
-  unsigned count = 0;
-#pragma unroll
-  for (unsigned w = 0; w < warps; ++w) {
-    const unsigned c = warp_counts[w][d];
-    warp_counts[w][d] = count;
-    count += c;
-  }
+  const unsigned count = warp_starts(warp_counts, d);
   unsigned tile_total;
   const maybe<unsigned> local = block_exclusive_scan(count, add{}, tile_total);
   const unsigned local_start = local.present ? local.value : 0u;
   digit_local[d] = local_start;
   unsigned long long global;
   if constexpr (LookBack) {
-    global = a.digit_base[d] + look_back_digit(a.states, tile, d, count);
+    publish_count(a.states, tile, d, count);
+    global = a.digit_base[d] + walk_back(a.states, tile, d, count);
   } else {
     global = a.tile_offsets[std::size_t(d) * a.tiles + tile];
   }
   digit_global[d] = global - local_start;  // modulo 2^64: position j of digit d goes to this + j
   __syncthreads();
 
-  // Keys into shared memory in digit order, then out in that order. The digit of each key written
-  // is kept, a byte each, for the values.
+  // Keys into shared memory in digit order, then out in that order.
   Key* keys_shared = exchange.template as<Key>();
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
@@ -261,46 +332,106 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
   }
   __syncthreads();
   const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
-  unsigned out_digits[Values ? (K + 3) / 4 : 1] = {};
-#pragma unroll
-  for (unsigned i = 0; i < K; ++i) {
-    const unsigned j = i * threads + threadIdx.x;
-    if (j < in_tile) {
-      const Key k = keys_shared[j];
-      const unsigned digit = a.digit(k);
-      if constexpr (Values) out_digits[i / 4] |= digit << (8 * (i % 4));
-      a.keys_out[digit_global[digit] + j] = k;
-    }
-  }
-  if constexpr (!Values) return;
+  write_tile<Values, K>(a, exchange, digit_global, in_tile, position, valid, warp_begin, lane);
+}
 
-  // Values the same way: loaded only now, so that they take no registers during the ranking.
-  __syncthreads();  // every key has left shared memory
-  V* values_shared = exchange.template as<V>();
+// Stage 5 of the lesson: the pass as CUB's Onesweep ranks (BlockRadixRankMatchEarlyCounts), its
+// counts first. tile_pass_kernel publishes the tile's digit counts after ranking every key, so a
+// successor's look-back waits out this tile's whole ranking; here each warp first counts its
+// digits (a shared-memory atomic per key, nothing waits on its result), the tile's counts are
+// published at once, and the look-back itself comes after the ranking, so that the predecessors
+// have had that time to publish theirs. Knowing every warp's start in every digit's run before it
+// ranks, a warp's counter of a digit holds the tile place of its next key of that digit: a key's
+// place is final when ranked, and the key goes straight to shared memory (no second pass over the
+// counters, no place kept per key unless values follow). The group leader is the highest lane of
+// the group, whose count of lanes at or below it is the group's size. A missing key (past the
+// end: the last tile only) takes digit 255, the last: counted and ranked like the others, it lands
+// after every key of the tile and is never written out; the count published for 255 leaves them
+// out.
+template <class Key, class V, class Order, bool Values>
+__global__ void __launch_bounds__(threads, 4) early_counts_pass_kernel(pass_args<Key, V, Order> a) {
+  constexpr unsigned K = items_per_thread<Key, V>, T = tile_items<Key, V>, warps = threads / 32;
+  static_assert(K <= 32);
+  using X = std::conditional_t<(sizeof(V) > sizeof(Key)), V, Key>;
+  __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the next tile place
+  __shared__ unsigned long long digit_global[radix];  // output position of the tile's place 0, per digit
+  __shared__ shared_buffer<X, T> exchange;
+  __shared__ unsigned tile_ticket;
+
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  take_ticket(a.ticket, a.tiles, tile_ticket);
+  for (unsigned i = threadIdx.x; i < warps * radix; i += threads) (&warp_counts[0][0])[i] = 0;
+  __syncthreads();
+  const unsigned tile = tile_ticket;
+  const std::size_t tile_begin = a.begin + std::size_t(tile) * T;
+  const std::size_t end = a.begin + a.count;
+  const std::size_t warp_begin = tile_begin + std::size_t(warp) * 32 * K;
+  const unsigned in_tile = static_cast<unsigned>(end - tile_begin < T ? end - tile_begin : T);
+
+  // Keys, warp-striped; bit i of `present`: key i exists.
+  Key key[K];
+  unsigned present = 0;
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    if (valid(i)) {
-      const std::size_t e = warp_begin + i * 32 + lane;
-      if constexpr (std::is_integral_v<V>) {
-        values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
-      } else {  // a caller's value type: never positions
-        values_shared[position[i]] = a.values_in[e];
-      }
+    const std::size_t e = warp_begin + i * 32 + lane;
+    key[i] = Key{};
+    if (in_tile == T || e < end) {
+      key[i] = a.keys_in[e];
+      present |= 1u << i;
     }
   }
+  const auto exists = [&](unsigned i) { return ((present >> i) & 1u) != 0; };
+  const auto digit_of = [&](unsigned i) { return exists(i) ? a.digit(key[i]) : radix - 1; };
+
+  // 1. Each warp's count of each digit.
+#pragma unroll
+  for (unsigned i = 0; i < K; ++i) atomicAdd(&warp_counts[warp][digit_of(i)], 1u);
   __syncthreads();
+
+  // 2. Thread d: the tile's count of digit d, published; where the tile's run of d starts
+  //    (a scan over the digits); each warp's first place in it.
+  const unsigned d = threadIdx.x;
+  const unsigned count = warp_starts(warp_counts, d);
+  const unsigned published = d == radix - 1 ? count - (T - in_tile) : count;
+  publish_count(a.states, tile, d, published);
+  unsigned tile_total;
+  const maybe<unsigned> local = block_exclusive_scan(count, add{}, tile_total);
+  const unsigned local_start = local.present ? local.value : 0u;
+#pragma unroll
+  for (unsigned w = 0; w < warps; ++w) warp_counts[w][d] += local_start;
+  __syncthreads();
+
+  // 3. Rank key by key, each straight to its place in shared memory. The leader's atomic returns
+  //    before the shuffle that hands its result on, so the next key's leaders see its add.
+  Key* keys_shared = exchange.template as<Key>();
+  unsigned position[Values ? K : 1];
+  const unsigned lanes_at_or_below = 0xFFFFFFFFu >> (31 - lane);
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    const unsigned j = i * threads + threadIdx.x;
-    if (j < in_tile) a.values_out[digit_global[(out_digits[i / 4] >> (8 * (i % 4))) & 0xFFu] + j] = values_shared[j];
+    const unsigned digit = digit_of(i);
+    const unsigned peers = lanes_with_digit(digit);
+    const unsigned at_or_below = __popc(peers & lanes_at_or_below);
+    const unsigned leader = 31 - __clz(peers);
+    unsigned first = 0;
+    if (lane == leader) first = atomicAdd(&warp_counts[warp][digit], at_or_below);
+    const unsigned place = __shfl_sync(0xFFFFFFFFu, first, leader) + at_or_below - 1;
+    keys_shared[place] = key[i];
+    if constexpr (Values) position[i] = place;
   }
+
+  // 4. The look-back, now that the predecessors have had the ranking's time.
+  digit_global[d] = a.digit_base[d] + walk_back(a.states, tile, d, published) - local_start;  // modulo 2^64
+  __syncthreads();
+  write_tile<Values, K>(a, exchange, digit_global, in_tile, position, exists, warp_begin, lane);
 }
 
 // Counts the digits of passes [first_pass, first_pass + group) of the portion [begin, begin +
 // count) into counts[pass][digit] (zeroed). Four copies of the counters per block, by warp, so
 // that warps with equal digits (few distinct keys) collide less in shared memory. Up to Group = 8
-// passes per launch (32 KB of counters): a key of more bytes is read once per 8 of them.
-template <class Key, class Order, unsigned Group>
+// passes per launch (32 KB of counters): a key of more bytes is read once per 8 of them. InFlight:
+// keys each thread loads before it counts any (stage 5 of the lesson: 32 bytes of keys a thread in
+// flight; a grid that fits the GPU at once has too few threads to cover DRAM's latency with one).
+template <class Key, class Order, unsigned Group, unsigned InFlight = 1>
 __global__ void __launch_bounds__(threads)
     digit_histogram_kernel(const Key* keys, std::size_t begin, std::size_t count, Order order, unsigned first_pass,
                            unsigned group, unsigned* counts) {
@@ -309,14 +440,23 @@ __global__ void __launch_bounds__(threads)
   for (unsigned i = threadIdx.x; i < copies * Group * radix; i += threads) (&histogram[0][0][0])[i] = 0;
   __syncthreads();
   auto& mine = histogram[(threadIdx.x / 32) % copies];
-  const std::size_t end = begin + count;
-  for (std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x; e < end;
-       e += std::size_t{gridDim.x} * threads) {
-    const Key key = keys[e];
+  const auto count_key = [&](const Key& key) {
 #pragma unroll
     for (unsigned g = 0; g < Group; ++g)
       if (g < group) atomicAdd(&mine[g][order.digit(key, first_pass + g)], 1u);
+  };
+  const std::size_t end = begin + count, stride = std::size_t{gridDim.x} * threads;
+  std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x;
+  if constexpr (InFlight > 1) {
+    for (; e + (InFlight - 1) * stride < end; e += InFlight * stride) {
+      Key key[InFlight];
+#pragma unroll
+      for (unsigned u = 0; u < InFlight; ++u) key[u] = keys[e + u * stride];
+#pragma unroll
+      for (unsigned u = 0; u < InFlight; ++u) count_key(key[u]);
+    }
   }
+  for (; e < end; e += stride) count_key(keys[e]);
   __syncthreads();
   for (unsigned i = threadIdx.x; i < group * radix; i += threads) {
     unsigned sum = 0;
@@ -351,8 +491,9 @@ __global__ void __launch_bounds__(threads)
 // buffer when p is even, the output when odd, and pass 0 has read the whole input before pass 1
 // writes over it; with an odd number, pass 0 writes the output, so an array sorted in place is
 // first copied to the scratch buffer and sorted from there. `keys_scratch`: a second keys buffer
-// in scratch (argsort's sorted keys, which nobody wants).
-template <class Key, class V, class Order>
+// in scratch (argsort's sorted keys, which nobody wants). Early: the passes rank as
+// early_counts_pass_kernel does (stage 5 of the lesson).
+template <class Key, class V, bool Early = false, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
@@ -396,8 +537,9 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       const std::size_t begin = q * portion_items, count = std::min(portion_items, n - begin);
       const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(count), resident));
       for (unsigned p = first; p < last; p += group) {
-        launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<Key, Order, group>, grid, threads, stream,
-               keys, begin, count, order, p, std::min(group, last - p), counts + q * passes * radix);
+        constexpr unsigned in_flight = Early && sizeof(Key) < 32 ? 32 / sizeof(Key) : 1;
+        launch(algorithm, "digit_histogram_kernel", digit_histogram_kernel<Key, Order, group, in_flight>, grid, threads,
+               stream, keys, begin, count, order, p, std::min(group, last - p), counts + q * passes * radix);
       }
     }
     launch(algorithm, "digit_base_kernel", digit_base_kernel<>, passes, threads, stream,
@@ -437,7 +579,15 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       a.digit_base = base + (q * passes + p) * radix;
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
-      if (carry) {
+      if constexpr (Early) {
+        if (carry) {
+          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, true>, a.tiles, threads,
+                 stream, a);
+        } else {
+          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, false>, a.tiles, threads,
+                 stream, a);
+        }
+      } else if (carry) {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, true>, a.tiles, threads, stream, a);
       } else {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, false>, a.tiles, threads, stream, a);
