@@ -11,6 +11,10 @@
 //   sort_by_key/uint32                    uniform uint32 keys carrying uint32 values
 //   argsort/float                         uniform float keys, int32 indices
 //   sort/uint32/lesson_<stage>/n          the lesson's stages (uint32, uniform)
+//   sort, sort_few, sort_by_key /uint32/early_<K>/n (2^24, 2^28)
+//                                         stage 5's one-sweep sort run directly, K keys a thread
+//                                         (16: the stage itself), and carrying values: which tile
+//                                         the early-counts pass wants, and what it makes of pairs
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -22,6 +26,7 @@
 // the copy rate. cpu rows stop at 2^22 elements; `automatic` is not timed (it is cub, by
 // sort_automatic). Each row checks its output once: sorted, and a permutation of the input (by a
 // checksum of the keys; argsort: the keys gathered through the indices are sorted).
+#include <prism/primitives/onesweep.cuh>
 #include <prism/sort.hpp>
 
 #include "harness.hpp"
@@ -233,8 +238,45 @@ void register_lesson() {
   }
 }
 
+// Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread, on the rows' arrays.
+template <operation op, unsigned K>
+void register_early() {
+  using Key = std::uint32_t;
+  for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
+    const traffic bytes = traffic_of<Key>(op, n);
+    const std::string key = std::string(name_of(op)) + "/uint32/" + std::to_string(n);
+    for (cache c : cache_modes(bytes)) {
+      const std::string row = row_name(name_of(op), "uint32", "early_" + std::to_string(K), n, c);
+      short_rows(benchmark::RegisterBenchmark(
+                     row.c_str(),
+                     [=](benchmark::State& state) {
+                       auto& a = row_arrays<arrays<Key>>(key, static_cast<std::size_t>(n), op, gpu_available());
+                       using order = detail::radix::bits_order<Key>;
+                       const order bits{detail::radix::key_kind::unsigned_integer, false};
+                       const bool pairs = op == operation::sort_by_key;
+                       time_on_gpu(state, bytes, c, [&] {
+                         detail::radix::onesweep_sort<Key, std::uint32_t, true, K>(
+                             name_of(op), par, a.keys.data(), a.keys_out.data(), pairs ? a.values.data() : nullptr,
+                             pairs ? a.values_out.data() : nullptr, false, a.keys.size(), bits);
+                       });
+                       count_keys(state, n, op);
+                       verify(state, row, [&] { return a.check(op, true); });
+                     }),
+                 bytes.total(), true);
+    }
+  }
+}
+
 void register_rows(bool gpu) {
-  if (gpu) register_lesson();
+  if (gpu) {
+    register_lesson();
+    register_early<operation::sort, 12>();
+    register_early<operation::sort, 16>();
+    register_early<operation::sort, 20>();
+    register_early<operation::sort, 24>();
+    register_early<operation::sort_few, 16>();
+    register_early<operation::sort_by_key, 16>();
+  }
   register_operation<std::uint32_t>(operation::sort, gpu);
   register_operation<std::uint32_t>(operation::sort_few, gpu);
   register_operation<std::uint32_t>(operation::sort_in_place, gpu);

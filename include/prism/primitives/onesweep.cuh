@@ -348,11 +348,13 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // end: the last tile only) takes digit 255, the last: counted and ranked like the others, it lands
 // after every key of the tile and is never written out; the count published for 255 leaves them
 // out.
-template <class Key, class V, class Order, bool Values>
-__global__ void __launch_bounds__(threads, 4) early_counts_pass_kernel(pass_args<Key, V, Order> a) {
-  constexpr unsigned K = items_per_thread<Key, V>, T = tile_items<Key, V>, warps = threads / 32;
-  static_assert(K <= 32);
+// K: keys per thread (16 of 4 bytes, as tile_pass_kernel's; bench_sort's early_<K> rows time
+// other tile sizes); more than 16 trade a block per SM for the registers they need.
+template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>>
+__global__ void __launch_bounds__(threads, K <= 16 ? 4 : 3) early_counts_pass_kernel(pass_args<Key, V, Order> a) {
+  constexpr unsigned T = threads * K, warps = threads / 32;
   using X = std::conditional_t<(sizeof(V) > sizeof(Key)), V, Key>;
+  static_assert(K <= 32 && T * sizeof(X) <= exchange_bytes);
   __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the next tile place
   __shared__ unsigned long long digit_global[radix];  // output position of the tile's place 0, per digit
   __shared__ shared_buffer<X, T> exchange;
@@ -492,15 +494,16 @@ __global__ void __launch_bounds__(threads)
 // writes over it; with an odd number, pass 0 writes the output, so an array sorted in place is
 // first copied to the scratch buffer and sorted from there. `keys_scratch`: a second keys buffer
 // in scratch (argsort's sorted keys, which nobody wants). Early: the passes rank as
-// early_counts_pass_kernel does (stage 5 of the lesson).
-template <class Key, class V, bool Early = false, class Order>
+// early_counts_pass_kernel does (stage 5 of the lesson), with Items keys per thread.
+template <class Key, class V, bool Early = false, unsigned Items = items_per_thread<Key, V>, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
   static_assert(onesweep_sorts<Key, V>, "keys and values of up to 128 bytes");
   constexpr unsigned passes = Order::passes;
   constexpr unsigned group = passes < 8 ? passes : 8;
-  constexpr std::size_t T = tile_items<Key, V>;
+  static_assert(Early || Items == items_per_thread<Key, V>, "tile_pass_kernel has one tile size");
+  constexpr std::size_t T = threads * Items;
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
   const std::size_t portions = (n + portion_items - 1) / portion_items;
@@ -581,11 +584,11 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
             algorithm);
       if constexpr (Early) {
         if (carry) {
-          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, true>, a.tiles, threads,
-                 stream, a);
+          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, true, Items>, a.tiles,
+                 threads, stream, a);
         } else {
-          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, false>, a.tiles, threads,
-                 stream, a);
+          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, false, Items>, a.tiles,
+                 threads, stream, a);
         }
       } else if (carry) {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, true>, a.tiles, threads, stream, a);
