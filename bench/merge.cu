@@ -6,6 +6,10 @@
 //   merge/float/<impl>/268435456   two sorted arrays of 2^27 floats
 //   merge/uint32/lesson_<stage>/268435456   the lesson's stages (algorithms/merge/lesson.cuh), the
 //                                  same arrays merged as uint32 (positive floats' bits sort alike)
+//   merge/float/raw_<threads>x<items>[_b<blocks>]/268435456   raw's kernels in other tile shapes
+//                                  (threads per block, outputs per thread, and blocks per SM asked
+//                                  of __launch_bounds__) than its own 256 x 15: CUB's DeviceMerge
+//                                  tiles 512 x 15 on the H200
 // Inputs: a[i] = (i + u_i) / 2^k with u_i uniform in [0, 1) (and b likewise, another stream), so
 // both are sorted and interleave at random. Bytes: every input element read once and every output
 // written once, 8 bytes per output element (read+write, held against the ceiling of that pattern).
@@ -22,6 +26,7 @@
 //                                  against std::set_* on the host
 // Peers: Thrust's merge_by_key and set operations are the thrust rows; CUB has DeviceMerge (the
 // cub rows) and no set operations.
+#include <prism/merge.cuh>
 #include <prism/merge.hpp>
 
 #include "harness.hpp"
@@ -100,6 +105,18 @@ struct arrays {
     };
     prism::merge(stage, par, bits(a), bits(b),
                  span<std::uint32_t>(reinterpret_cast<std::uint32_t*>(out.data()), out.size()));
+  }
+
+  // raw's kernels in the tile shape <Threads, Items, MinBlocks>, as the library calls them for floats.
+  template <unsigned Threads, unsigned Items, unsigned MinBlocks>
+  void call_in_shape() {
+    using B = std::uint32_t;
+    const auto bits = [](const device_buffer<float>& x) { return reinterpret_cast<const B*>(x.data()); };
+    const detail::no_values* none = nullptr;
+    detail::raw_merge<Threads, Items, MinBlocks>("merge", par.with(impl::raw), bits(a), a.size(), bits(b), b.size(),
+                                                 reinterpret_cast<B*>(out.data()), none, none,
+                                                 static_cast<detail::no_values*>(nullptr),
+                                                 detail::key_order<B>{detail::key_kind::floating_point});
   }
 
   void call(impl which) {
@@ -271,6 +288,24 @@ void register_merge_rows(const char* algorithm, std::int64_t n, double bytes_per
   }
 }
 
+template <unsigned Threads, unsigned Items, unsigned MinBlocks = 0>
+void register_shape() {
+  const std::int64_t n = std::int64_t{1} << 28;
+  const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
+  const std::string shape = "raw_" + std::to_string(Threads) + "x" + std::to_string(Items) +
+                            (MinBlocks != 0 ? "_b" + std::to_string(MinBlocks) : std::string());
+  for (cache c : cache_modes(bytes)) {
+    const std::string row = row_name("merge", "float", shape, n, c);
+    short_rows(benchmark::RegisterBenchmark(row.c_str(),
+                                            [=](benchmark::State& state) {
+                                              arrays& a = row_arrays<arrays>(std::to_string(n) + "/gpu", static_cast<std::size_t>(n), true);
+                                              time_on_gpu(state, bytes, c, [&] { a.call_in_shape<Threads, Items, MinBlocks>(); });
+                                              verify(state, row, [&] { return a.check(true); });
+                                            }),
+               bytes.total(), true);
+  }
+}
+
 void register_rows(bool gpu) {
   for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 28}) {
     register_merge_rows<arrays>("merge", n, 4, gpu);
@@ -321,6 +356,13 @@ void register_rows(bool gpu) {
                  bytes.total(), true);
     }
   }
+  register_shape<256, 15, 6>();
+  register_shape<256, 15, 8>();
+  register_shape<512, 15>();
+  register_shape<512, 11>();
+  register_shape<256, 11, 8>();
+  register_shape<256, 23>();
+  register_shape<128, 15>();
 }
 
 }  // namespace

@@ -90,17 +90,19 @@ struct key_order {
 };
 
 // ---- the tile: block_size threads x merge_items elements (<prism/primitives/merge_path.cuh>) -----
+// Threads and Items below say the tile's shape where a kernel takes others (bench_merge's
+// raw_<threads>x<items> rows); every call of the library uses the defaults.
 
 // The widest element raw takes: a tile of one element per thread of 64 bytes is 16 KiB.
 inline constexpr std::size_t raw_merge_widest = 64;
 
 // Where tile t's outputs start in a: merge path at the diagonal t * tile, for every t <= tiles.
-template <class T, class Comp>
+template <class T, class Comp, unsigned Tile = merge_tile<T>>
 __global__ void merge_partition_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, std::size_t tiles,
                                        std::size_t* partitions, Comp comp) {
   const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (t > tiles) return;
-  const std::size_t diagonal = cuda::std::min(t * merge_tile<T>, a_n + b_n);
+  const std::size_t diagonal = cuda::std::min(t * Tile, a_n + b_n);
   partitions[t] = merge_path(a, a_n, b, b_n, diagonal, comp);
 }
 
@@ -112,10 +114,10 @@ struct tile_ranges {
   unsigned an, bn;
 };
 
-template <class T>
+template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>>
 __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
                                  T* s) {
-  constexpr unsigned tile = merge_tile<T>;
+  constexpr unsigned tile = Threads * Items;
   const std::size_t t = blockIdx.x;
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
@@ -123,17 +125,17 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
   // All vt loads of a thread are issued before the first store to shared memory: a loop that
   // stored each element as it arrived would wait out a global memory latency per element, and
   // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
-  constexpr unsigned vt = merge_items<T>;
+  constexpr unsigned vt = Items;
   const unsigned count = r.an + r.bn;
   T x[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const unsigned i = threadIdx.x + k * block_size;
+    const unsigned i = threadIdx.x + k * Threads;
     if (i < count) x[k] = i < r.an ? a[r.a0 + i] : b[r.b0 + (i - r.an)];
   }
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const unsigned i = threadIdx.x + k * block_size;
+    const unsigned i = threadIdx.x + k * Threads;
     if (i < count) s[i] = x[k];
   }
   return r;
@@ -147,16 +149,18 @@ struct no_values {};
 // One tile: each thread's vt outputs by a sequential merge from its merge-path start in shared
 // memory, put back in shared memory in output order, then written with coalesced stores. With
 // values, each output's source position in the tile (a's below an, b's above) picks its value.
-template <class T, class V, class Comp>
-__global__ void __launch_bounds__(block_size)
+// MinBlocks: __launch_bounds__'s blocks per SM (0: none asked).
+template <class T, class V, class Comp, unsigned Threads = block_size, unsigned Items = merge_items<T>,
+          unsigned MinBlocks = 0>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     merge_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions, T* out,
                       const V* values_a, const V* values_b, V* values_out, Comp comp) {
-  constexpr unsigned vt = merge_items<T>, tile = merge_tile<T>;
+  constexpr unsigned vt = Items, tile = Threads * Items;
   constexpr bool with_values = !std::is_same_v<V, no_values>;
   __shared__ shared_elements<T, tile> keys;
   __shared__ unsigned source[with_values ? tile : 1];
   T* s = keys.data();
-  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
+  const tile_ranges r = load_tile<T, Threads, Items>(a, a_n, b, b_n, partitions, s);
   const unsigned count = r.an + r.bn;
   __syncthreads();
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
@@ -194,7 +198,7 @@ __global__ void __launch_bounds__(block_size)
   if constexpr (with_values) {
 #pragma unroll
     for (unsigned k = 0; k < vt; ++k) {
-      const unsigned p = threadIdx.x + k * block_size;
+      const unsigned p = threadIdx.x + k * Threads;
       if (p < count) {
         const unsigned f = source[p];
         v[k] = f < r.an ? values_a[r.a0 + f] : values_b[r.b0 + (f - r.an)];
@@ -203,7 +207,7 @@ __global__ void __launch_bounds__(block_size)
   }
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const unsigned p = threadIdx.x + k * block_size;
+    const unsigned p = threadIdx.x + k * Threads;
     if (p < count) {
       out[r.first + p] = s[p];
       if constexpr (with_values) values_out[r.first + p] = v[k];
@@ -211,15 +215,16 @@ __global__ void __launch_bounds__(block_size)
   }
 }
 
-template <class T, class V, class Comp>
+template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, class T, class V, class Comp>
 void raw_merge(const char* algorithm, const execution_policy& policy, const T* a, std::size_t a_n, const T* b,
                std::size_t b_n, T* out, const V* values_a, const V* values_b, V* values_out, Comp comp) {
+  constexpr unsigned items = Items != 0 ? Items : merge_items<T>, tile = Threads * items;
   if constexpr (sizeof(T) > raw_merge_widest) {
     throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw merge takes elements of up to 64 "
                                 "bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::cub or thrust");
   } else {
     const std::size_t n = a_n + b_n;
-    const std::size_t tiles = (n + merge_tile<T> - 1) / merge_tile<T>;
+    const std::size_t tiles = (n + tile - 1) / tile;
     if (tiles > 0x7FFFFFFFu) {
       throw std::invalid_argument(std::string("prism::") + algorithm + ": " + std::to_string(n) +
                                   " elements are more than the raw merge's grid can cover");
@@ -227,11 +232,11 @@ void raw_merge(const char* algorithm, const execution_policy& policy, const T* a
     const cudaStream_t stream = policy.stream();
     const scratch lease = acquire_scratch((tiles + 1) * sizeof(std::size_t), with_explicit_stream(policy), algorithm);
     auto* partitions = static_cast<std::size_t*>(lease.device());
-    launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp>, blocks_for(tiles + 1), block_size,
-           stream, a, a_n, b, b_n, tiles, partitions, comp);
-    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp>, static_cast<unsigned>(tiles), block_size,
-           stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions), out, values_a, values_b, values_out,
-           comp);
+    launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp, tile>, blocks_for(tiles + 1),
+           block_size, stream, a, a_n, b, b_n, tiles, partitions, comp);
+    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks>,
+           static_cast<unsigned>(tiles), Threads, stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions),
+           out, values_a, values_b, values_out, comp);
   }
 }
 
