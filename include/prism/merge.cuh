@@ -50,6 +50,7 @@
 
 #include <cub/device/device_merge.cuh>
 #include <cuda/std/algorithm>
+#include <cuda_pipeline_primitives.h>
 #include <cuda/std/functional>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/merge.h>
@@ -114,7 +115,10 @@ struct tile_ranges {
   unsigned an, bn;
 };
 
-template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>>
+// Async: each element copied from global to shared memory by the copy engine of sm_80 and later
+// (cp.async, for elements of 4, 8 or 16 bytes), without passing through registers; the caller's
+// __syncthreads() after the call then finds the tile in place.
+template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>, bool Async = false>
 __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
                                  T* s) {
   constexpr unsigned tile = Threads * Items;
@@ -127,6 +131,18 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
   // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
   constexpr unsigned vt = Items;
   const unsigned count = r.an + r.bn;
+  if constexpr (Async) {
+    static_assert((sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) == sizeof(T),
+                  "cp.async copies 4, 8 or 16 bytes from and to addresses of that alignment");
+#pragma unroll
+    for (unsigned k = 0; k < vt; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i < count) __pipeline_memcpy_async(s + i, i < r.an ? a + r.a0 + i : b + r.b0 + (i - r.an), sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    return r;
+  }
   T x[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
@@ -149,9 +165,9 @@ struct no_values {};
 // One tile: each thread's vt outputs by a sequential merge from its merge-path start in shared
 // memory, put back in shared memory in output order, then written with coalesced stores. With
 // values, each output's source position in the tile (a's below an, b's above) picks its value.
-// MinBlocks: __launch_bounds__'s blocks per SM (0: none asked).
+// MinBlocks: __launch_bounds__'s blocks per SM (0: none asked); Async: load_tile's.
 template <class T, class V, class Comp, unsigned Threads = block_size, unsigned Items = merge_items<T>,
-          unsigned MinBlocks = 0>
+          unsigned MinBlocks = 0, bool Async = false>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     merge_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions, T* out,
                       const V* values_a, const V* values_b, V* values_out, Comp comp) {
@@ -160,7 +176,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ shared_elements<T, tile> keys;
   __shared__ unsigned source[with_values ? tile : 1];
   T* s = keys.data();
-  const tile_ranges r = load_tile<T, Threads, Items>(a, a_n, b, b_n, partitions, s);
+  const tile_ranges r = load_tile<T, Threads, Items, Async>(a, a_n, b, b_n, partitions, s);
   const unsigned count = r.an + r.bn;
   __syncthreads();
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
@@ -215,7 +231,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
 }
 
-template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, class T, class V, class Comp>
+template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, bool Async = false, class T,
+          class V, class Comp>
 void raw_merge(const char* algorithm, const execution_policy& policy, const T* a, std::size_t a_n, const T* b,
                std::size_t b_n, T* out, const V* values_a, const V* values_b, V* values_out, Comp comp) {
   constexpr unsigned items = Items != 0 ? Items : merge_items<T>, tile = Threads * items;
@@ -234,7 +251,7 @@ void raw_merge(const char* algorithm, const execution_policy& policy, const T* a
     auto* partitions = static_cast<std::size_t*>(lease.device());
     launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp, tile>, blocks_for(tiles + 1),
            block_size, stream, a, a_n, b, b_n, tiles, partitions, comp);
-    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks>,
+    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks, Async>,
            static_cast<unsigned>(tiles), Threads, stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions),
            out, values_a, values_b, values_out, comp);
   }
