@@ -900,9 +900,14 @@ def searchsorted(a, v, side="left", sorter=None, out=None, *, sorted_queries=Fal
     written, if one is not).
     v may be one Python number: an int64 NumPy scalar for NumPy a, else a 0-d array."""
     if sorter is not None:
+        if _dtype_of(sorter) not in ("int32", "int64"):
+            raise ValueError(f"prism.searchsorted: sorter is {_dtype_of(sorter)}: int32 or int64 positions in a")
         if _size(sorter) != _size(a):
             raise ValueError(f"prism.searchsorted: sorter has {_size(sorter)} elements for a's {_size(a)}")
-        a = gather(sorter, a, stream=stream)
+        try:
+            a = gather(sorter, a, stream=stream)
+        except ValueError as e:
+            raise ValueError(f"prism.searchsorted: sorter: {e}") from None
     return _bounds("searchsorted", side, a, v, out, sorted_queries, impl, stream)
 
 

@@ -79,8 +79,10 @@ def test_searchsorted_with_sorter(xp, rng):
         prism.searchsorted(xp.put(a), xp.put(v), sorter=xp.put(np.arange(3000)), out=out)
     outside = np.argsort(a)
     outside[7] = len(a)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="sorter"):
         prism.searchsorted(xp.put(a), xp.put(v), sorter=xp.put(outside), out=out)
+    with pytest.raises(ValueError, match="sorter is float64"):
+        prism.searchsorted(xp.put(a), xp.put(v), sorter=xp.put(np.argsort(a).astype(np.float64)), out=out)
     np.testing.assert_array_equal(xp.get(out), np.full(777, 5))
 
 
