@@ -126,9 +126,6 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
   const tile_ranges r{d0, a0, d0 - a0, static_cast<unsigned>(a1 - a0), static_cast<unsigned>((d1 - a1) - (d0 - a0))};
-  // All vt loads of a thread are issued before the first store to shared memory: a loop that
-  // stored each element as it arrived would wait out a global memory latency per element, and
-  // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
   constexpr unsigned vt = Items;
   const unsigned count = r.an + r.bn;
   if constexpr (Async) {
@@ -141,18 +138,21 @@ __device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::s
     }
     __pipeline_commit();
     __pipeline_wait_prior(0);
-    return r;
-  }
-  T x[vt];
+  } else {
+    // All vt loads of a thread are issued before the first store to shared memory: a loop that
+    // stored each element as it arrived would wait out a global memory latency per element, and
+    // the kernel would be latency-bound (docs/benchmarks/merge.md, lesson_tile_staged against raw).
+    T x[vt];
 #pragma unroll
-  for (unsigned k = 0; k < vt; ++k) {
-    const unsigned i = threadIdx.x + k * Threads;
-    if (i < count) x[k] = i < r.an ? a[r.a0 + i] : b[r.b0 + (i - r.an)];
-  }
+    for (unsigned k = 0; k < vt; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i < count) x[k] = i < r.an ? a[r.a0 + i] : b[r.b0 + (i - r.an)];
+    }
 #pragma unroll
-  for (unsigned k = 0; k < vt; ++k) {
-    const unsigned i = threadIdx.x + k * Threads;
-    if (i < count) s[i] = x[k];
+    for (unsigned k = 0; k < vt; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i < count) s[i] = x[k];
+    }
   }
   return r;
 }
