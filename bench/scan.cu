@@ -13,7 +13,8 @@
 //                                                or the values), against the input-sized rows
 //   compact, unique /float/<impl>_in_place/2^28  the output is the input (restored from a copy
 //                                                before each call, outside the timed region)
-//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/
+//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/, and
+//   reduce_by_key/float/
 //     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
 //                                                block, rounds of 16-byte vectors per thread) than
 //                                                its own, run directly: which shape 8-byte values want
@@ -380,13 +381,13 @@ void call_in_shape(arrays<T>& a) {
   }
 }
 
-template <operation op, int Threads, int Rounds>
+template <operation op, int Threads, int Rounds, class T = std::int64_t>
 void register_shape() {
-  using T = std::int64_t;
+  const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
-    const std::string key = std::string(name_of(op)) + "/int64/" + std::to_string(n);
-    const std::string row = row_name(name_of(op), "int64", "raw_" + std::to_string(Threads) + "x" + std::to_string(Rounds), n);
+    const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
+    const std::string row = row_name(name_of(op), type, "raw_" + std::to_string(Threads) + "x" + std::to_string(Rounds), n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
@@ -417,6 +418,11 @@ void register_shapes(bool gpu) {
   register_keyed_shapes<operation::inclusive_scan_by_key>();
   register_keyed_shapes<operation::run_length_encode>();
   register_keyed_shapes<operation::reduce_by_key>();
+  // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
+  register_shape<operation::reduce_by_key, 256, 4, float>();
+  register_shape<operation::reduce_by_key, 128, 4, float>();
+  register_shape<operation::reduce_by_key, 256, 2, float>();
+  register_shape<operation::reduce_by_key, 512, 2, float>();
 }
 
 template <class T>
