@@ -75,6 +75,7 @@ constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
   if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
   if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
 }
 
 // n = 2^10, 2^12, ..., 2^28.

@@ -13,8 +13,9 @@
 //                                                or the values), against the input-sized rows
 //   compact, unique /float/<impl>_in_place/2^28  the output is the input (restored from a copy
 //                                                before each call, outside the timed region)
-//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/, and
-//   reduce_by_key/float/
+//   inclusive_scan, compact /uint8/<impl>/n        bytes (16 a vector)
+//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/,
+//   reduce_by_key/float/ and inclusive_scan/uint8/
 //     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
 //                                                block, rounds of 16-byte vectors per thread) than
 //                                                its own, run directly: which shape 8-byte values want
@@ -273,13 +274,19 @@ struct arrays {
     switch (op) {
       case operation::inclusive_scan: inclusive_scan(policy, in, out); break;
       case operation::exclusive_scan: exclusive_scan(policy, in, out); break;
-      case operation::inclusive_scan_by_key: inclusive_scan_by_key(policy, keys, in, out); break;
+      case operation::inclusive_scan_by_key:
+        if constexpr (by_key_element<T>) inclusive_scan_by_key(policy, keys, in, out);
+        break;
       case operation::compact: compact(policy, in, flags, out, count); break;
       case operation::partition: partition(policy, in, flags, out, count); break;
       case operation::unique: unique(policy, in, out, count); break;
       case operation::run_length_encode: run_length_encode(policy, in, out, counts, count); break;
-      case operation::unique_by_key: unique_by_key(policy, keys, in, keys_out, out, count); break;
-      case operation::reduce_by_key: reduce_by_key(policy, keys, in, keys_out, out, count); break;
+      case operation::unique_by_key:
+        if constexpr (by_key_element<T>) unique_by_key(policy, keys, in, keys_out, out, count);
+        break;
+      case operation::reduce_by_key:
+        if constexpr (by_key_element<T>) reduce_by_key(policy, keys, in, keys_out, out, count);
+        break;
     }
   }
 };
@@ -418,6 +425,10 @@ void register_shapes(bool gpu) {
   register_keyed_shapes<operation::inclusive_scan_by_key>();
   register_keyed_shapes<operation::run_length_encode>();
   register_keyed_shapes<operation::reduce_by_key>();
+  // The scan of bytes: 16 a vector, so its own 128 x 12 holds 192 of them a thread (254 registers,
+  // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
+  register_shape<operation::inclusive_scan, 128, 3, std::uint8_t>();
+  register_shape<operation::inclusive_scan, 128, 6, std::uint8_t>();
   // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
   register_shape<operation::reduce_by_key, 256, 4, float>();
   register_shape<operation::reduce_by_key, 128, 4, float>();
@@ -493,6 +504,9 @@ void register_rows(bool gpu) {
   register_type<float>(gpu);
   register_type<std::int32_t>(gpu);
   register_type<std::int64_t>(gpu);
+  // Bytes: the scan and the compaction of uint8 values (16 a vector), beside their shape rows.
+  register_operation<std::uint8_t>(operation::inclusive_scan, gpu);
+  register_operation<std::uint8_t>(operation::compact, gpu);
   register_counted_and_in_place(gpu);
   register_shapes(gpu);
 }
