@@ -232,16 +232,18 @@ struct head_flags {
 // compact, partition, unique, unique_by_key: keep elements of P (and of Q, unless Q is `nothing`)
 // where the flags say. Kept elements are gathered in shared memory at their rank within the tile
 // (the rejected ones after them for a partition), then the block writes them out with consecutive
-// threads on consecutive addresses.
-template <class P, class Q, class Flags>
+// threads on consecutive addresses. Rounds (at most 4: the counts' packed fields) and Threads (0:
+// the rule above) are the tile's shape, as the other programs take theirs.
+template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;
   using scan_type = kept_count;
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
-  static constexpr int rounds = scan_rounds;
+  static constexpr int rounds = Rounds;
   static constexpr int threads =
-      std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
+      Threads != 0 ? Threads
+      : std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
           ? selection_threads
           : scan_threads;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
