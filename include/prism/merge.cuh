@@ -50,8 +50,8 @@
 
 #include <cub/device/device_merge.cuh>
 #include <cuda/std/algorithm>
-#include <cuda_pipeline_primitives.h>
 #include <cuda/std/functional>
+#include <cuda_pipeline_primitives.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/merge.h>
 #include <thrust/set_operations.h>

@@ -583,17 +583,13 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
       if constexpr (Early) {
-        if (carry) {
-          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, true, Items>, a.tiles,
-                 threads, stream, a);
-        } else {
-          launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, false, Items>, a.tiles,
-                 threads, stream, a);
-        }
-      } else if (carry) {
-        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, true>, a.tiles, threads, stream, a);
+        const auto kernel = carry ? early_counts_pass_kernel<Key, V, Order, true, Items>
+                                  : early_counts_pass_kernel<Key, V, Order, false, Items>;
+        launch(algorithm, "early_counts_pass_kernel", kernel, a.tiles, threads, stream, a);
       } else {
-        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, false>, a.tiles, threads, stream, a);
+        const auto kernel =
+            carry ? tile_pass_kernel<Key, V, Order, true, true> : tile_pass_kernel<Key, V, Order, true, false>;
+        launch(algorithm, "tile_pass_kernel", kernel, a.tiles, threads, stream, a);
       }
     }
   }
