@@ -202,8 +202,11 @@ stage_sanitize() {
       # them anyway (the conformance kit loops over every implementation): it reports hazards in
       # cub::DeviceTransform's bulk-copy kernel, whose shared memory is filled by the copy engine
       # and waited for on an mbarrier, a handoff racecheck does not follow (2026-12-04).
+      # initcheck leaves out CUB's radix sort histogram kernel: it reports 8-byte reads of
+      # uninitialized device memory there (2026-12-04), as NVIDIA/cccl#2104 describes upstream.
       local exclude=()
       [ $tool = racecheck ] && exclude=(--kernel-name-exclude kns=_ZN3cub)
+      [ $tool = initcheck ] && exclude=(--kernel-name-exclude kns=DeviceRadixSortHistogramKernel)
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
