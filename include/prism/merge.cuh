@@ -45,6 +45,7 @@
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/merge_path.cuh>
+#include <prism/primitives/tile_state.cuh>
 #include <prism/scratch.hpp>
 #include <prism/span.hpp>
 
@@ -107,7 +108,7 @@ __global__ void merge_partition_kernel(const T* a, std::size_t a_n, const T* b, 
   partitions[t] = merge_path(a, a_n, b, b_n, diagonal, comp);
 }
 
-// One tile's two ranges, as the partitions give them: a[a0, a0 + an) and b[b0, b0 + bn), loaded
+// Tile t's two ranges, as the partitions give them: a[a0, a0 + an) and b[b0, b0 + bn), loaded
 // into s[0, an) and s[an, an + bn) with coalesced reads.
 struct tile_ranges {
   std::size_t first;  // the tile's first output
@@ -119,10 +120,9 @@ struct tile_ranges {
 // (cp.async, for elements of 4, 8 or 16 bytes), without passing through registers; the caller's
 // __syncthreads() after the call then finds the tile in place.
 template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>, bool Async = false>
-__device__ tile_ranges load_tile(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions,
-                                 T* s) {
+__device__ tile_ranges load_tile(std::size_t t, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
+                                 const std::size_t* partitions, T* s) {
   constexpr unsigned tile = Threads * Items;
-  const std::size_t t = blockIdx.x;
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
   const tile_ranges r{d0, a0, d0 - a0, static_cast<unsigned>(a1 - a0), static_cast<unsigned>((d1 - a1) - (d0 - a0))};
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ shared_elements<T, tile> keys;
   __shared__ unsigned source[with_values ? tile : 1];
   T* s = keys.data();
-  const tile_ranges r = load_tile<T, Threads, Items, Async>(a, a_n, b, b_n, partitions, s);
+  const tile_ranges r = load_tile<T, Threads, Items, Async>(blockIdx.x, a, a_n, b, b_n, partitions, s);
   const unsigned count = r.an + r.bn;
   __syncthreads();
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
@@ -406,59 +406,64 @@ __device__ std::size_t global_run_start(const T* x, std::size_t first, Comp comp
   return lo + rank_in<false>(x + lo, in_run - lo, v, comp);
 }
 
-// One pass of a set operation over one tile: Write false counts the tile's kept elements into
-// counts[t]; Write true compacts them in shared memory and writes them at offsets[t] (the counts,
-// scanned).
-template <bool Write, class T, class Comp>
+// One tile of a set operation, in one pass (as a selection of the scan family): the tile's kept
+// elements counted, where they start in the output learnt by decoupled look-back over the tiles
+// before it (<prism/primitives/tile_state.cuh>), then compacted in shared memory and written. The
+// last tile writes the whole count to *total. CountOnly: each tile only adds its count to *total
+// (zeroed first): the pass run before the other when the output may not hold the result.
+template <bool CountOnly, class T, class Comp>
 __global__ void __launch_bounds__(block_size)
     set_tile_kernel(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
-                    const std::size_t* partitions, std::size_t* counts, T* out, Comp comp) {
-  constexpr unsigned vt = merge_items<T>, tile = merge_tile<T>;
-  __shared__ shared_elements<T, tile> keys;
+                    const std::size_t* partitions, tile_state<kept_count> states, unsigned* ticket, unsigned tiles,
+                    T* out, std::size_t* total, Comp comp) {
+  constexpr unsigned vt = merge_items<T>, tile_size = merge_tile<T>;
+  __shared__ shared_elements<T, tile_size> keys;
   __shared__ std::size_t run_starts[2];
+  __shared__ unsigned tile_ticket;
+  __shared__ std::size_t tile_offset;
+  // Tiles in the order blocks start: every tile this one waits for in the look-back is running.
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(ticket, 1u);
+    if (t == tiles - 1) *ticket = 0;  // the last to take one: the counter is the next call's again
+    tile_ticket = t;
+  }
+  __syncthreads();
+  const unsigned tile = tile_ticket;
   T* s = keys.data();
-  const tile_ranges r = load_tile(a, a_n, b, b_n, partitions, s);
+  const tile_ranges r = load_tile(tile, a, a_n, b, b_n, partitions, s);
   if (threadIdx.x == 0) run_starts[0] = r.an > 0 ? global_run_start(a, r.a0, comp) : r.a0;
   if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? global_run_start(b, r.b0, comp) : r.b0;
   __syncthreads();
   const set_thread<T, Comp> t = set_merge(op, a, a_n, b, b_n, r, s, run_starts[0], run_starts[1], comp);
   unsigned tile_count = 0;
   const maybe<unsigned> before = block_exclusive_scan(t.count, cuda::std::plus<unsigned>{}, tile_count);
-  if constexpr (!Write) {
-    if (threadIdx.x == 0) counts[blockIdx.x] = tile_count;
+  if constexpr (CountOnly) {
+    if (threadIdx.x == 0) atomicAdd(reinterpret_cast<unsigned long long*>(total), tile_count);
   } else {
-    const unsigned start = before.present ? before.value : 0;
-    __syncthreads();  // every thread has read the tile
-    unsigned at = start;
+    if (threadIdx.x < 32) {
+      const unsigned lane = threadIdx.x;
+      std::size_t exclusive = 0;
+      if (tile == 0) {
+        if (lane == 0 && tiles > 1) states.publish(0, tile_prefix, kept_count{tile_count});
+      } else {
+        if (lane == 0) states.publish(tile, tile_aggregate, kept_count{tile_count});
+        exclusive = look_back(states, tile, add_counts{}).value;
+        if (lane == 0) states.publish(tile, tile_prefix, kept_count{exclusive + tile_count});
+      }
+      if (lane == 0) {
+        tile_offset = exclusive;
+        if (tile == tiles - 1) *total = exclusive + tile_count;
+      }
+    }
+    __syncthreads();  // every thread has read the tile, and tile_offset is known
+    unsigned at = before.present ? before.value : 0;
 #pragma unroll
     for (unsigned k = 0; k < vt; ++k)
       if (t.kept >> k & 1u) s[at++] = t.elements[k];
     __syncthreads();
-    const std::size_t offset = counts[blockIdx.x];
+    const std::size_t offset = tile_offset;
     for (unsigned k = threadIdx.x; k < tile_count; k += block_size) out[offset + k] = s[k];
   }
-}
-
-// counts[0, tiles) -> their exclusive prefix sums, in place, and the total to *total: one block of
-// 1024 threads, each over a contiguous run of tiles.
-// (A template, as every kernel of a header is: one definition however many files include it.)
-inline constexpr unsigned tile_scan_threads = 1024;
-template <class Count>
-__global__ void __launch_bounds__(tile_scan_threads)
-    scan_tile_counts_kernel(Count* counts, std::size_t tiles, Count* total) {
-  const std::size_t per = (tiles + tile_scan_threads - 1) / tile_scan_threads;
-  const std::size_t begin = cuda::std::min(threadIdx.x * per, tiles), end = cuda::std::min(begin + per, tiles);
-  Count sum = 0;
-  for (std::size_t k = begin; k < end; ++k) sum += counts[k];
-  Count block_total = 0;
-  const maybe<Count> before = block_exclusive_scan(sum, cuda::std::plus<Count>{}, block_total);
-  Count running = before.present ? before.value : 0;
-  for (std::size_t k = begin; k < end; ++k) {
-    const Count c = counts[k];
-    counts[k] = running;
-    running += c;
-  }
-  if (threadIdx.x == 0) *total = block_total;
 }
 
 // The most elements a set operation can write.
@@ -475,9 +480,9 @@ inline std::size_t worst_case(set_operation op, std::size_t a_n, std::size_t b_n
                               " elements, and the output holds " + std::to_string(capacity));
 }
 
-// The count pass, the scan, then (if the output holds the result) the write pass. The count goes to
-// `destination` on the stream when the output holds the worst case; otherwise the call waits for
-// it, refuses a result the output cannot hold, and returns it.
+// The partitions, then one pass that counts and writes, its count to `destination` on the stream,
+// when the output holds the worst case; otherwise a pass that only counts first, which the call
+// waits for to refuse a result the output cannot hold, and returns.
 template <class T, class Comp>
 std::optional<std::size_t> raw_set_operation(const char* algorithm, const execution_policy& policy, set_operation op,
                                              const T* a, std::size_t a_n, const T* b, std::size_t b_n, T* out,
@@ -495,23 +500,25 @@ std::optional<std::size_t> raw_set_operation(const char* algorithm, const execut
     const cudaStream_t stream = policy.stream();
     const bool fits = capacity >= worst_case(op, a_n, b_n);
     if (!fits) require_not_capturing(stream, algorithm);  // it waits for the count
-    const std::size_t partition_bytes = round256((tiles + 1) * sizeof(std::size_t));
-    const std::size_t count_bytes = round256(tiles * sizeof(std::size_t));
-    const scratch lease =
-        acquire_scratch(partition_bytes + count_bytes + sizeof(std::size_t), with_explicit_stream(policy), algorithm);
+    // Scratch: [the count][the tiles' states][the partitions]; the first two zeroed.
+    using states_t = tile_state<kept_count>;
+    const std::size_t count_bytes = 256, state_bytes = round256(states_t::bytes(tiles));
+    const scratch lease = acquire_scratch(count_bytes + state_bytes + (tiles + 1) * sizeof(std::size_t),
+                                          with_explicit_stream(policy), algorithm);
     auto* memory = static_cast<unsigned char*>(lease.device());
-    auto* partitions = reinterpret_cast<std::size_t*>(memory);
-    auto* counts = reinterpret_cast<std::size_t*>(memory + partition_bytes);
-    auto* total = reinterpret_cast<std::size_t*>(memory + partition_bytes + count_bytes);
-    const auto grid = static_cast<unsigned>(tiles);
+    auto* total = reinterpret_cast<std::size_t*>(memory);
+    const states_t states(memory + count_bytes, tiles);
+    auto* partitions = reinterpret_cast<std::size_t*>(memory + count_bytes + state_bytes);
+    check(cudaMemsetAsync(memory, 0, count_bytes + states_t::status_bytes(tiles), stream), "cudaMemsetAsync",
+          algorithm);
     launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp>, blocks_for(tiles + 1), block_size,
            stream, a, a_n, b, b_n, tiles, partitions, comp);
-    launch(algorithm, "set_tile_kernel", set_tile_kernel<false, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
-           static_cast<const std::size_t*>(partitions), counts, static_cast<T*>(nullptr), comp);
-    launch(algorithm, "scan_tile_counts_kernel", scan_tile_counts_kernel<std::size_t>, 1, tile_scan_threads, stream, counts, tiles,
-           fits ? destination : total);
+    const auto grid = static_cast<unsigned>(tiles);
     std::optional<std::size_t> counted;
     if (!fits) {
+      launch(algorithm, "set_tile_kernel", set_tile_kernel<true, T, Comp>, grid, block_size, stream, op, a, a_n, b,
+             b_n, static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid,
+             static_cast<T*>(nullptr), total, comp);
       std::size_t result = 0;
       check(cudaMemcpyAsync(&result, total, sizeof(result), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
             algorithm);
@@ -519,8 +526,9 @@ std::optional<std::size_t> raw_set_operation(const char* algorithm, const execut
       if (result > capacity) refuse_small_output(algorithm, result, capacity);
       counted = result;
     }
-    launch(algorithm, "set_tile_kernel", set_tile_kernel<true, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
-           static_cast<const std::size_t*>(partitions), counts, out, comp);
+    launch(algorithm, "set_tile_kernel", set_tile_kernel<false, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
+           static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid, out,
+           fits ? destination : total, comp);
     return counted;
   }
 }

@@ -188,16 +188,8 @@ struct scan_by_key_program {
   __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
 };
 
-// The selections: the scan value is how many elements were kept before. 64 bits (past 2^32
-// elements), packed below 2^62.
-struct kept_count {
-  std::uint64_t value;
-  __device__ std::uint64_t to_bits() const { return value; }
-  __device__ static kept_count from_bits(std::uint64_t bits) { return {bits}; }
-};
-struct add_counts {
-  __device__ kept_count operator()(kept_count a, kept_count b) const { return {a.value + b.value}; }
-};
+// The selections: the scan value is how many elements were kept before (kept_count,
+// <prism/primitives/tile_state.cuh>).
 
 // Where a selection's flags come from: a predicate on a stencil array...
 template <class S, class Pred>

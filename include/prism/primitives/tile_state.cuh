@@ -74,6 +74,17 @@ struct tile_word<V> {
   __device__ static V from_bits(std::uint64_t bits) { return V::from_bits(bits); }
 };
 
+// A count of elements kept (by a selection, a set operation): 64 bits, past 2^32 elements, packed
+// below 2^62.
+struct kept_count {
+  std::uint64_t value;
+  __device__ std::uint64_t to_bits() const { return value; }
+  __device__ static kept_count from_bits(std::uint64_t bits) { return {bits}; }
+};
+struct add_counts {
+  __device__ kept_count operator()(kept_count a, kept_count b) const { return {a.value + b.value}; }
+};
+
 // The states of `tiles` tiles in memory the caller owns: bytes(tiles) of it, 16-byte aligned,
 // zeroed before each launch.
 template <class V>
