@@ -215,7 +215,7 @@ void register_operation(operation op, bool gpu) {
   }
 }
 
-// The stages of the radix sort's lesson, timed like the implementations (stage 4 is raw).
+// The stages of the radix sort's lesson, timed like the implementations (stage 5 is raw).
 void register_lesson() {
   for (std::int64_t n : sizes()) {
     const traffic bytes = traffic_of<std::uint32_t>(operation::sort, n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The radix sort's lesson (lesson.cuh has the kernels, what each removes and what it costs),
-// compiled for uint32 keys: prism::sort(sort_stage, policy, keys_in, keys_out). Stage 4 is
+// compiled for uint32 keys: prism::sort(sort_stage, policy, keys_in, keys_out). Stage 5 is
 // impl::raw itself, compiled in sort_keys_32.cu: nothing of the family is instantiated again here.
 #include "lesson.cuh"
 
@@ -33,8 +33,8 @@ void sort_by_stage(sort_stage stage, const execution_policy& policy, span<const 
                case sort_stage::one_bit_split: return lesson::counted_radix_sort<1>(algorithm, policy, in, out, n);
                case sort_stage::four_bit_counts: return lesson::counted_radix_sort<4>(algorithm, policy, in, out, n);
                case sort_stage::eight_bit_ranked: return lesson::counted_radix_sort<8>(algorithm, policy, in, out, n);
-               case sort_stage::onesweep: return sort_keys<std::uint32_t>(gpu, keys_in, keys_out, sort_order::ascending);
-               case sort_stage::early_counts: return lesson::early_counts_sort(algorithm, policy, in, out, n);
+               case sort_stage::onesweep: return lesson::ranked_onesweep_sort(algorithm, policy, in, out, n);
+               case sort_stage::early_counts: return sort_keys<std::uint32_t>(gpu, keys_in, keys_out, sort_order::ascending);
              }
            }});
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The radix-sort lesson (prism::sort_stage): uint32 keys sorted five ways, each one change away
-// from the one before, from the textbook split to the one-sweep sort that is impl::raw (stage 4)
-// and the way CUB's Onesweep ranks its tiles (stage 5).
+// from the one before, from the textbook split to the one-sweep sort (stage 4), ranked as CUB's
+// Onesweep ranks its tiles in stage 5, which is impl::raw.
 //
 // An LSD radix sort makes one stable pass per digit, least significant first. Each pass must read
 // every key and write it to its place; 2n keys is the least a pass can move, and the number of
@@ -28,10 +28,11 @@
 // the counting into the scatter (look-back over the tiles' digit counts) and counts every pass's
 // digits in one kernel at the start. Stage 5 moves no fewer bytes: it changes when a tile tells its
 // successors its counts (before ranking its keys, not after) and how much work ranking takes (each
-// key's final place in one step): early_counts_pass_kernel in <prism/primitives/onesweep.cuh>.
+// key's final place in one step): early_counts_pass_kernel in <prism/primitives/onesweep.cuh>,
+// with 24 keys a thread where stage 4 takes 16 (its registers allow it: sort/uint32/early_24).
 //
 // The stages count in 32 bits: every one refuses 2^32 keys or more, stages 4 and 5 too (called as
-// impl::raw, stage 4's kernel sorts any size).
+// impl::raw, stage 5's kernel sorts any size).
 #include <prism/dispatch.cuh>
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
@@ -187,11 +188,12 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
   }
 }
 
-// Stage 5: onesweep_sort with the early-counts pass kernel.
-inline void early_counts_sort(const char* algorithm, const execution_policy& policy, const std::uint32_t* in,
-                              std::uint32_t* out, std::size_t n) {
+// Stage 4: onesweep_sort with the ranked pass kernel (tile_pass_kernel). Stage 5 is raw's sort: the
+// same with the early-counts pass kernel (early_counts_pass_kernel).
+inline void ranked_onesweep_sort(const char* algorithm, const execution_policy& policy, const std::uint32_t* in,
+                                 std::uint32_t* out, std::size_t n) {
   using order = detail::radix::bits_order<std::uint32_t>;
-  detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, true>(
+  detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, false>(
       algorithm, policy, in, out, nullptr, nullptr, false, n, order{detail::radix::key_kind::unsigned_integer, false});
 }
 

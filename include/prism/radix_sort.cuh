@@ -180,8 +180,9 @@ void radix_sort_keys(const char* algorithm, const execution_policy& policy, span
           .raw =
               [&] {
                 if constexpr (radix::onesweep_sorts<B, B>) {
-                  radix::onesweep_sort<B, B>(algorithm, policy, reinterpret_cast<const B*>(in), reinterpret_cast<B*>(out),
-                                             nullptr, nullptr, false, n, order);
+                  radix::onesweep_sort<B, B, radix::early_pass<B, B>, radix::keys_only_items<B>>(
+                      algorithm, policy, reinterpret_cast<const B*>(in), reinterpret_cast<B*>(out), nullptr, nullptr,
+                      false, n, order);
                 } else {
                   throw std::invalid_argument(std::string("prism::") + algorithm +
                                               ": the raw radix sort takes keys of up to 128 bytes; use impl::cub");

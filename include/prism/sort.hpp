@@ -95,8 +95,8 @@ enum class sort_stage {
   one_bit_split,     // 1: 32 passes of one bit, each a split by a scan of the bit's flags
   four_bit_counts,   // 2: 8 passes of 4 bits: per-block digit counts, a global scan, a scatter
   eight_bit_ranked,  // 3: 4 passes of 8 bits, ranked in shared memory so the scatter is coalesced
-  onesweep,          // 4: raw: one counting kernel, then one kernel per digit with look-back
-  early_counts,      // 5: onesweep ranked as CUB's: each tile's counts published before it ranks
+  onesweep,          // 4: one counting kernel, then one kernel per digit with look-back
+  early_counts,      // 5: raw: onesweep ranked as CUB's: each tile's counts published before it ranks
 };
 inline constexpr sort_stage sort_lesson[] = {sort_stage::one_bit_split, sort_stage::four_bit_counts,
                                              sort_stage::eight_bit_ranked, sort_stage::onesweep,

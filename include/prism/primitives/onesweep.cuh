@@ -84,6 +84,16 @@ inline constexpr unsigned tile_items = threads * items_per_thread<Key, V>;
 template <class Key, class V>
 inline constexpr bool onesweep_sorts = items_per_thread<Key, V> > 0;
 
+// Which pass raw's sorts run: the early-counts pass (early_counts_pass_kernel, stage 5 of the
+// lesson) for 4-byte keys with 4-byte values or none, where it was measured against the ranked pass
+// (tile_pass_kernel, stage 4): faster at every tile size (docs/benchmarks/sort.md, "The early-counts
+// pass"); without values at 24 keys a thread (sort/uint32/early_24), with values at 16
+// (sort_by_key/uint32/early_16). Other sizes keep the ranked pass until measured with the other.
+template <class Key, class V>
+inline constexpr bool early_pass = sizeof(Key) == 4 && sizeof(V) == 4;
+template <class Key>
+inline constexpr unsigned keys_only_items = early_pass<Key, Key> ? 24 : items_per_thread<Key, Key>;
+
 // Look-back words: the status in the top 2 bits, a count below 2^30.
 inline constexpr unsigned status_aggregate = 1u << 30;
 inline constexpr unsigned status_prefix = 2u << 30;
@@ -495,7 +505,7 @@ __global__ void __launch_bounds__(threads)
 // first copied to the scratch buffer and sorted from there. `keys_scratch`: a second keys buffer
 // in scratch (argsort's sorted keys, which nobody wants). Early: the passes rank as
 // early_counts_pass_kernel does (stage 5 of the lesson), with Items keys per thread.
-template <class Key, class V, bool Early = false, unsigned Items = items_per_thread<Key, V>, class Order>
+template <class Key, class V, bool Early = early_pass<Key, V>, unsigned Items = items_per_thread<Key, V>, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
