@@ -13,8 +13,9 @@
 //   sort/uint32/lesson_<stage>/n          the lesson's stages (uint32, uniform)
 //   sort, sort_few, sort_by_key /uint32/early_<K>/n (2^24, 2^28)
 //                                         stage 5's one-sweep sort run directly, K keys a thread
-//                                         (16: the stage itself), and carrying values: which tile
-//                                         the early-counts pass wants, and what it makes of pairs
+//                                         (raw: 24 for keys, 16 for pairs), and carrying values:
+//                                         which tile the early-counts pass wants, with and
+//                                         without values
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -275,7 +276,10 @@ void register_rows(bool gpu) {
     register_early<operation::sort, 20>();
     register_early<operation::sort, 24>();
     register_early<operation::sort_few, 16>();
+    register_early<operation::sort_by_key, 12>();
     register_early<operation::sort_by_key, 16>();
+    register_early<operation::sort_by_key, 20>();
+    register_early<operation::sort_by_key, 24>();
   }
   register_operation<std::uint32_t>(operation::sort, gpu);
   register_operation<std::uint32_t>(operation::sort_few, gpu);
