@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // impl::raw of the radix sort: a one-sweep LSD radix sort (Adinets and Merrill, "Onesweep: A
-// Faster Least Significant Digit Radix Sort for GPUs", 2022), the tile ranking that stage 3 of the
-// sort lesson (algorithms/sort/lesson.cuh) shares with it, and stage 5's pass, which counts a
-// tile's digits before it ranks them, as CUB's Onesweep does (early_counts_pass_kernel).
+// Faster Least Significant Digit Radix Sort for GPUs", 2022) with two pass kernels: the ranked
+// pass (tile_pass_kernel, stage 4 of the sort lesson, algorithms/sort/lesson.cuh; its tile ranking
+// is stage 3's too), described first below, and stage 5's, which counts a tile's digits before it
+// ranks them, as CUB's Onesweep does (early_counts_pass_kernel; raw's pass for 4-byte keys:
+// early_pass, below).
 //
 // An LSD radix sort sorts by one digit at a time, the least significant first; each pass is a
 // stable partition by the digit, so after the last pass the keys are in order. With 8-bit digits a
@@ -20,11 +22,11 @@
 // digit) until it meets an inclusive prefix. 2n per pass.
 //
 // A tile is 256 threads x 16 keys (4-byte keys; 8 for 8-byte keys; fewer for keys or values
-// wider than 8 bytes, so that a tile of them fits 32 KB of shared memory). Ranking within the tile is
-// done warp by warp: for each of its keys, a warp finds the lanes holding the same digit (eight
-// ballots, one per digit bit: faster overall, in docs/benchmarks/sort.md's row sort/uint32/raw,
-// than __match_any_sync, which waits in line with shared memory), the lowest of them adds the
-// group's size to the warp's counter of that
+// wider than 8 bytes, so that a tile of them fits 32 KB of shared memory). Ranking within the tile
+// is done warp by warp: for each of its keys, a warp finds the lanes holding the same digit (eight
+// ballots, one per digit bit: faster overall than __match_any_sync, which waits in line with
+// shared memory, in docs/benchmarks/sort.md's H200 row sort/uint32/raw, then this pass), the
+// lowest of them adds the group's size to the warp's counter of that
 // digit in shared memory, and each lane's rank is the counter before the add plus the lanes of
 // its group below it. Keys are loaded warp-striped (key i of lane l of warp w is element
 // w*32*16 + i*32 + l of the tile), so ranks in (warp, key, lane) order are ranks in element order:
