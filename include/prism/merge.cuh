@@ -422,11 +422,7 @@ __global__ void __launch_bounds__(block_size)
   __shared__ unsigned tile_ticket;
   __shared__ std::size_t tile_offset;
   // Tiles in the order blocks start: every tile this one waits for in the look-back is running.
-  if (threadIdx.x == 0) {
-    const unsigned t = atomicAdd(ticket, 1u);
-    if (t == tiles - 1) *ticket = 0;  // the last to take one: the counter is the next call's again
-    tile_ticket = t;
-  }
+  take_ticket(ticket, tiles, tile_ticket);
   __syncthreads();
   const unsigned tile = tile_ticket;
   T* s = keys.data();
@@ -446,9 +442,7 @@ __global__ void __launch_bounds__(block_size)
       if (tile == 0) {
         if (lane == 0 && tiles > 1) states.publish(0, tile_prefix, kept_count{tile_count});
       } else {
-        if (lane == 0) states.publish(tile, tile_aggregate, kept_count{tile_count});
-        exclusive = look_back(states, tile, add_counts{}).value;
-        if (lane == 0) states.publish(tile, tile_prefix, kept_count{exclusive + tile_count});
+        exclusive = publish_and_look_back(states, tile, kept_count{tile_count}, add_counts{}).value;
       }
       if (lane == 0) {
         tile_offset = exclusive;

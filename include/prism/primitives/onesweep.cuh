@@ -49,6 +49,7 @@
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/radix_order.cuh>
+#include <prism/primitives/tile_state.cuh>
 #include <prism/scratch.hpp>
 
 #include <cuda/atomic>
@@ -203,17 +204,6 @@ __device__ __forceinline__ unsigned warp_starts(unsigned (&warp_counts)[Warps][r
     count += c;
   }
   return count;
-}
-
-// Tile numbers for onesweep: tickets taken in the order tiles start, so that every tile one waits
-// for in its look-back is running. Thread 0 takes it; it is seen after the next __syncthreads.
-// The last tile to take one puts the counter back to zero for the next launch.
-__device__ inline void take_ticket(unsigned* ticket, unsigned tiles, unsigned& tile_ticket) {
-  if (threadIdx.x == 0) {
-    const unsigned t = atomicAdd(ticket, 1u);
-    if (t == tiles - 1) *ticket = 0;
-    tile_ticket = t;
-  }
 }
 
 // The end of a pass, the same for every ranking: the tile's keys stand in shared memory in digit

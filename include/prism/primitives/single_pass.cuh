@@ -90,11 +90,7 @@ __global__ void __launch_bounds__(Program::threads)
   // and compact/float/raw). Should the ticket name another tile, that one's block fetches this.
   if (lane == 0) program.prefetch(std::size_t{blockIdx.x} * tile_items<Program> + warp * warp_items, warp_items);
   // Tiles in the order blocks start: every tile this one waits for has started before it.
-  if (threadIdx.x == 0) {
-    const unsigned t = atomicAdd(ticket, 1u);
-    if (t == tiles - 1) *ticket = 0;  // the last to take one: the counter is the next call's again
-    tile_ticket = t;
-  }
+  take_ticket(ticket, tiles, tile_ticket);
   __syncthreads();
   const std::size_t tile = tile_ticket;
   const std::size_t base = tile * tile_items<Program>;
@@ -195,12 +191,8 @@ __global__ void __launch_bounds__(Program::threads)
     if (threadIdx.x == 0 && tiles > 1) states.publish(0, tile_prefix, combine(prefix, aggregate, op));
   } else {
     if (warp == 0) {
-      if (lane == 0) states.publish(tile, tile_aggregate, aggregate);
-      const S exclusive = look_back(states, tile, op);
-      if (lane == 0) {
-        states.publish(tile, tile_prefix, op(exclusive, aggregate));
-        *tile_exclusive.data() = exclusive;
-      }
+      const S exclusive = publish_and_look_back(states, tile, aggregate, op);
+      if (lane == 0) *tile_exclusive.data() = exclusive;
     }
     __syncthreads();
     prefix = {*tile_exclusive.data(), true};

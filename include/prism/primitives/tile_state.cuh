@@ -74,6 +74,17 @@ struct tile_word<V> {
   __device__ static V from_bits(std::uint64_t bits) { return V::from_bits(bits); }
 };
 
+// A tile's number: tickets taken in the order tiles start, so that every tile one waits for in its
+// look-back is running. Thread 0 takes it; it is seen after the next __syncthreads. The last tile
+// to take one puts the counter back to zero for the next launch.
+__device__ inline void take_ticket(unsigned* ticket, unsigned tiles, unsigned& tile_ticket) {
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(ticket, 1u);
+    if (t == tiles - 1) *ticket = 0;
+    tile_ticket = t;
+  }
+}
+
 // A count of elements kept (by a selection, a set operation): 64 bits, past 2^32 elements, packed
 // below 2^62.
 struct kept_count {
@@ -198,6 +209,19 @@ __device__ V look_back(const tile_state<V>& state, std::size_t tile, Op op) {
     if (prefixes != 0) return found.value;
     end -= 32;
   }
+}
+
+// A tile's part in the look-back once its aggregate is known (tile > 0; tile 0 publishes its
+// inclusive prefix at once): publishes the aggregate, looks back, publishes the inclusive prefix,
+// and returns the combination of every tile before it. Called by the 32 lanes of one warp; the
+// result is valid in every lane.
+template <class V, class Op>
+__device__ V publish_and_look_back(const tile_state<V>& state, std::size_t tile, const V& aggregate, Op op) {
+  const bool leader = threadIdx.x % 32 == 0;
+  if (leader) state.publish(tile, tile_aggregate, aggregate);
+  const V exclusive = look_back(state, tile, op);
+  if (leader) state.publish(tile, tile_prefix, op(exclusive, aggregate));
+  return exclusive;
 }
 
 }  // namespace prism::detail
