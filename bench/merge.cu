@@ -6,11 +6,12 @@
 //   merge/float/<impl>/268435456   two sorted arrays of 2^27 floats
 //   merge/uint32/lesson_<stage>/268435456   the lesson's stages (algorithms/merge/lesson.cuh), the
 //                                  same arrays merged as uint32 (positive floats' bits sort alike)
-//   merge/float/raw_<threads>x<items>[_b<blocks>][_async]/268435456   raw's kernels in other tile
-//                                  shapes (threads per block, outputs per thread, and blocks per
+//   merge/float/raw_<threads>x<items>[_b<blocks>][_async|_bulk]/268435456   raw's kernels in other
+//                                  tile shapes (threads per block, outputs per thread, and blocks per
 //                                  SM asked of __launch_bounds__) than its own 256 x 15 (CUB's
-//                                  DeviceMerge tiles 512 x 15 on the H200), and _async: the tile
-//                                  loaded by cp.async, not through registers (as CUB loads it to
+//                                  DeviceMerge tiles 512 x 15 on the H200), _async: the tile
+//                                  loaded by cp.async, not through registers, _bulk: each of its
+//                                  two ranges by one bulk copy (cp.async.bulk, as CUB loads it to
 //                                  shared memory)
 // Inputs: a[i] = (i + u_i) / 2^k with u_i uniform in [0, 1) (and b likewise, another stream), so
 // both are sorted and interleave at random. Bytes: every input element read once and every output
@@ -110,12 +111,12 @@ struct arrays {
   }
 
   // raw's kernels in the tile shape <Threads, Items, MinBlocks>, as the library calls them for floats.
-  template <unsigned Threads, unsigned Items, unsigned MinBlocks, bool Async>
-  void call_in_shape() {
+  template <unsigned Threads, unsigned Items, unsigned MinBlocks, detail::tile_load Load>
+  void call_in_shape() {  // (raw itself is 256 x 15, bulk)
     using B = std::uint32_t;
     const auto bits = [](const device_buffer<float>& x) { return reinterpret_cast<const B*>(x.data()); };
     const detail::no_values* none = nullptr;
-    detail::raw_merge<Threads, Items, MinBlocks, Async>("merge", par.with(impl::raw), bits(a), a.size(), bits(b), b.size(),
+    detail::raw_merge<Threads, Items, MinBlocks, Load>("merge", par.with(impl::raw), bits(a), a.size(), bits(b), b.size(),
                                                  reinterpret_cast<B*>(out.data()), none, none,
                                                  static_cast<detail::no_values*>(nullptr),
                                                  detail::key_order<B>{detail::key_kind::floating_point});
@@ -290,19 +291,21 @@ void register_merge_rows(const char* algorithm, std::int64_t n, double bytes_per
   }
 }
 
-template <unsigned Threads, unsigned Items, unsigned MinBlocks = 0, bool Async = false>
+template <unsigned Threads, unsigned Items, unsigned MinBlocks = 0, detail::tile_load Load = detail::tile_load::registers>
 void register_shape() {
   const std::int64_t n = std::int64_t{1} << 28;
   const traffic bytes{4.0 * static_cast<double>(n), 4.0 * static_cast<double>(n)};
   const std::string shape = "raw_" + std::to_string(Threads) + "x" + std::to_string(Items) +
                             (MinBlocks != 0 ? "_b" + std::to_string(MinBlocks) : std::string()) +
-                            (Async ? "_async" : "");
+                            (Load == detail::tile_load::async  ? "_async"
+                             : Load == detail::tile_load::bulk ? "_bulk"
+                                                               : "");
   for (cache c : cache_modes(bytes)) {
     const std::string row = row_name("merge", "float", shape, n, c);
     short_rows(benchmark::RegisterBenchmark(row.c_str(),
                                             [=](benchmark::State& state) {
                                               arrays& a = row_arrays<arrays>(std::to_string(n) + "/gpu", static_cast<std::size_t>(n), true);
-                                              time_on_gpu(state, bytes, c, [&] { a.call_in_shape<Threads, Items, MinBlocks, Async>(); });
+                                              time_on_gpu(state, bytes, c, [&] { a.call_in_shape<Threads, Items, MinBlocks, Load>(); });
                                               verify(state, row, [&] { return a.check(true); });
                                             }),
                bytes.total(), true);
@@ -359,16 +362,12 @@ void register_rows(bool gpu) {
                  bytes.total(), true);
     }
   }
-  register_shape<256, 15, 6>();
-  register_shape<256, 15, 8>();
+  register_shape<256, 15>();
   register_shape<512, 15>();
-  register_shape<512, 11>();
-  register_shape<256, 11, 8>();
-  register_shape<256, 23>();
-  register_shape<128, 15>();
-  register_shape<256, 15, 0, true>();
-  register_shape<256, 15, 8, true>();
-  register_shape<512, 15, 0, true>();
+  register_shape<256, 15, 0, detail::tile_load::async>();
+  register_shape<512, 15, 0, detail::tile_load::bulk>();
+  register_shape<256, 23, 0, detail::tile_load::bulk>();
+  register_shape<128, 15, 0, detail::tile_load::bulk>();
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ samples' bytes read once) beside the histogram suite:
           torch.sort(x, dim=-1, out=(v, i))       cupy.sort(x, axis=-1)      keys of a matrix;
                                                                              bytes: keys read and
                                                                              written once)
+  lower_bound, lower_bound_sorted (float, beside bench/search.cu: n queries, uniform over the range
+          of a sorted array of n, at random or sorted; int64 positions; bytes as bench/search.cu's)
+          torch.searchsorted(s, q, out=p)         cupy.searchsorted(s, q)
   set_union, set_intersection, set_difference, set_symmetric_difference (uint32, beside
           bench/merge.cu's rows, the same inputs: two strictly increasing arrays)
           no torch equivalent                     cupy.union1d, intersect1d, setdiff1d, setxor1d
@@ -277,6 +280,15 @@ def torch_operations(torch, arrays):
         offsets = torch.cat([torch.zeros(1, dtype=ends.dtype, device="cuda"), ends[ends < n],
                              torch.full((1,), n, dtype=ends.dtype, device="cuda")])
         return lambda: torch.segment_reduce(x, "sum", offsets=offsets)
+    # bench/search.cu's rows: the first position of each query's value or beyond (side="left").
+    def searchsorted(in_order):
+        def make(n):
+            s, q = torch.sort(keys["float"][:n]).values, torch.rand(n, device="cuda") * 2 - 1
+            q = torch.sort(q).values if in_order else q
+            p = positions[:n]
+            return lambda: torch.searchsorted(s, q, out=p)
+        return make
+
     # torch.topk, sorted, into preallocated outputs (k, or n if fewer): bench/top_k.cu's rows.
     def topk(k):
         def make(n):
@@ -311,6 +323,7 @@ def torch_operations(torch, arrays):
             ("compact", "float", 5, 2, compact), ("unique", "float", 4, 1, unique),
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
             ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
+        [("lower_bound", "float", 8, 8, searchsorted(False)), ("lower_bound_sorted", "float", 8, 8, searchsorted(True))] + \
         [(f"top_k_k{k}", "float", 4, 0, topk(k)) for k in (1, 100, 10000)] + \
         [("top_k_segments_seg1024_k8", "float", 4, 8 * 8 / 1024, topk_rows)] + \
         [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
@@ -410,6 +423,13 @@ def cupy_operations(cupy, arrays):
             return lambda: fn(a, b)
         return make
 
+    def searchsorted(in_order):
+        def make(n):
+            s, q = cupy.sort(keys["float"][:n]), cupy.random.random(n, dtype=cupy.float32) * 2 - 1
+            q = cupy.sort(q) if in_order else q
+            return lambda: cupy.searchsorted(s, q)
+        return make
+
     def sort_rows(segment):
         def make(n):
             if n < max(segment, SEGMENTED_SMALLEST):
@@ -423,7 +443,8 @@ def cupy_operations(cupy, arrays):
             ("sum", "float", 4, 0, sum_), ("argmax", "float", 4, 0, argmax), ("dot", "float", 8, 0, dot),
             ("inclusive_scan", "float", 4, 4, cumsum), ("compact", "float", 5, 2, compact),
             ("sort", "float", 16, 16, sort(keys, "float")), ("sort", "int32", 16, 16, sort(keys, "int32")),
-            ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort)] + \
+            ("sort_few", "float", 16, 16, sort(few, "float")), ("argsort", "float", 32, 32, argsort),
+            ("lower_bound", "float", 8, 8, searchsorted(False)), ("lower_bound_sorted", "float", 8, 8, searchsorted(True))] + \
         [(f"segmented_sort_seg{segment}", "float", 4, 4, sort_rows(segment)) for segment in SEGMENTS] + \
         [(f"histogram_{shape}", "float", 4, 0, histogram(shape)) for shape in samples] + \
         [("set_union", "uint32", 4, 4 * 5 / 6, set_op(cupy.union1d)),

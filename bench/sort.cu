@@ -15,7 +15,7 @@
 //                                         stage 5's one-sweep sort run directly, K keys a thread
 //                                         (raw: 24 for keys, 16 for pairs), and carrying values:
 //                                         which tile the early-counts pass wants, with and
-//                                         without values
+//                                         without values; early_<B>x<K>: blocks of B threads
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -239,24 +239,26 @@ void register_lesson() {
   }
 }
 
-// Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread, on the rows' arrays.
-template <operation op, unsigned K>
+// Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread in blocks of Threads, on
+// the rows' arrays.
+template <operation op, unsigned K, unsigned Threads = detail::radix::threads>
 void register_early() {
   using Key = std::uint32_t;
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const traffic bytes = traffic_of<Key>(op, n);
     const std::string key = std::string(name_of(op)) + "/uint32/" + std::to_string(n);
     for (cache c : cache_modes(bytes)) {
-      const std::string row = row_name(name_of(op), "uint32", "early_" + std::to_string(K), n, c);
+      const std::string shape = (Threads == detail::radix::threads ? "" : std::to_string(Threads) + "x") + std::to_string(K);
+      const std::string row = row_name(name_of(op), "uint32", "early_" + shape, n, c);
       short_rows(benchmark::RegisterBenchmark(
                      row.c_str(),
                      [=](benchmark::State& state) {
                        auto& a = row_arrays<arrays<Key>>(key, static_cast<std::size_t>(n), op, gpu_available());
                        using order = detail::radix::bits_order<Key>;
                        const order bits{detail::radix::key_kind::unsigned_integer, false};
-                       const bool pairs = op == operation::sort_by_key;
+                       constexpr bool pairs = op == operation::sort_by_key;
                        time_on_gpu(state, bytes, c, [&] {
-                         detail::radix::onesweep_sort<Key, std::uint32_t, true, K>(
+                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads>(
                              name_of(op), par, a.keys.data(), a.keys_out.data(), pairs ? a.values.data() : nullptr,
                              pairs ? a.values_out.data() : nullptr, false, a.keys.size(), bits);
                        });
@@ -280,6 +282,13 @@ void register_rows(bool gpu) {
     register_early<operation::sort_by_key, 16>();
     register_early<operation::sort_by_key, 20>();
     register_early<operation::sort_by_key, 24>();
+    register_early<operation::sort, 16, 384>();
+    register_early<operation::sort, 19, 384>();
+    register_early<operation::sort, 21, 384>();
+    register_early<operation::sort, 12, 512>();
+    register_early<operation::sort, 14, 512>();
+    register_early<operation::sort_by_key, 12, 384>();
+    register_early<operation::sort_by_key, 16, 384>();
   }
   register_operation<std::uint32_t>(operation::sort, gpu);
   register_operation<std::uint32_t>(operation::sort_few, gpu);

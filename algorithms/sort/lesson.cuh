@@ -193,7 +193,7 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
 inline void ranked_onesweep_sort(const char* algorithm, const execution_policy& policy, const std::uint32_t* in,
                                  std::uint32_t* out, std::size_t n) {
   using order = detail::radix::bits_order<std::uint32_t>;
-  detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, false>(
+  detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, false, false>(
       algorithm, policy, in, out, nullptr, nullptr, false, n, order{detail::radix::key_kind::unsigned_integer, false});
 }
 

@@ -29,7 +29,8 @@
 //   raw          merge path, tile-staged (moderngpu's kernel_merge): a partition kernel finds, by a
 //                binary search along each tile's starting diagonal (<prism/primitives/merge_path.cuh>),
 //                where the tile's nt x vt outputs start in a and b; each block then loads its two
-//                ranges into shared memory with coalesced reads, each thread finds its vt outputs'
+//                ranges into shared memory (on sm_90 each by one bulk copy of the copy engine, as
+//                CUB's DeviceMerge does there; before, with coalesced reads), each thread finds its vt outputs'
 //                start by the same search in shared memory and merges them sequentially, and the block
 //                writes the tile back with coalesced stores (merge_by_key carries each output's source
 //                position and gathers the values after). 2n elements moved. A set operation merges
@@ -50,9 +51,11 @@
 #include <prism/span.hpp>
 
 #include <cub/device/device_merge.cuh>
+#include <cuda/ptx>
 #include <cuda/std/algorithm>
 #include <cuda/std/functional>
 #include <cuda_pipeline_primitives.h>
+#include <nv/target>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/merge.h>
 #include <thrust/set_operations.h>
@@ -109,26 +112,101 @@ __global__ void merge_partition_kernel(const T* a, std::size_t a_n, const T* b, 
 }
 
 // Tile t's two ranges, as the partitions give them: a[a0, a0 + an) and b[b0, b0 + bn), loaded
-// into s[0, an) and s[an, an + bn) with coalesced reads.
+// into s[a_at, a_at + an) and s[b_at, b_at + bn) with coalesced reads: a_at = 0 and b_at = an (the
+// two side by side) but where the copy engine loads them (tile_load::bulk, below).
 struct tile_ranges {
   std::size_t first;  // the tile's first output
   std::size_t a0, b0;
   unsigned an, bn;
+  unsigned a_at, b_at;
 };
 
-// Async: each element copied from global to shared memory by the copy engine of sm_80 and later
-// (cp.async, for elements of 4, 8 or 16 bytes), without passing through registers; the caller's
-// __syncthreads() after the call then finds the tile in place.
-template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>, bool Async = false>
+// How a tile reaches shared memory. registers: each thread loads its elements, then stores them.
+// async: each element copied by the copy engine of sm_80 and later (cp.async, elements of 4, 8 or
+// 16 bytes), not through registers. bulk: each range by one bulk copy of Hopper's copy engine
+// (cp.async.bulk, sm_90: CUB's DeviceMerge loads so there) of its 16-byte-aligned middle, its
+// unaligned ends (under 16 bytes each) by threads; a range lands at its own offset within 16 bytes,
+// so a_at and b_at leave up to 15 bytes before each (elements of 4, 8 or 16 bytes; elsewhere, and
+// before sm_90, registers). The caller's __syncthreads() after the call finds the tile in place.
+enum class tile_load { registers, async, bulk };
+
+// The room a tile of `Tile` elements needs in shared memory: with tile_load::bulk, each range's
+// offset (under 16 bytes) and the rounding of b's start up to a 16-byte line.
+template <class T, unsigned Tile, tile_load Load>
+inline constexpr unsigned tile_room = Load == tile_load::bulk ? Tile + 3 * (16 / sizeof(T)) : Tile;
+
+// A range of n elements bound for shared memory at `room` (16-byte aligned) by tile_load::bulk:
+// it lands `offset` elements past room, at the same place within 16 bytes as in global memory, so
+// that its aligned middle goes by one bulk copy; the `head` before it and the tail after it (under
+// 16 bytes each) go through the threads.
+template <class T>
+struct bulk_range {
+  static constexpr unsigned line = 16 / sizeof(T);
+  const T* from;
+  T* at;
+  unsigned n, offset, head, middle;
+
+  __device__ bulk_range(const T* from, unsigned n, T* room) : from(from), n(n) {
+    offset = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(from) % 16) / sizeof(T);
+    head = cuda::std::min(offset == 0 ? 0u : line - offset, n);
+    middle = (n - head) / line * line;
+    at = room + offset;
+  }
+  // Thread 0: the middle, counted in by `arrived`. Every thread: its element of the ends, if any
+  // (threads [first, first + line) the head, the next line of threads the tail).
+  __device__ void copy(std::uint64_t* arrived, unsigned first) const {
+    if (threadIdx.x == 0 && middle > 0)
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, at + head, from + head,
+                               static_cast<std::uint32_t>(middle * sizeof(T)), arrived);
+    const unsigned e = threadIdx.x - first;  // wraps below first: no element
+    const unsigned tail = n - head - middle;
+    if (e < head) at[e] = from[e];
+    if (e - line < tail) at[head + middle + (e - line)] = from[head + middle + (e - line)];
+  }
+};
+
+template <class T, unsigned Threads = block_size, unsigned Items = merge_items<T>, tile_load Load = tile_load::registers>
 __device__ tile_ranges load_tile(std::size_t t, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
                                  const std::size_t* partitions, T* s) {
   constexpr unsigned tile = Threads * Items;
   const std::size_t d0 = t * tile, d1 = cuda::std::min(d0 + tile, a_n + b_n);
   const std::size_t a0 = partitions[t], a1 = partitions[t + 1];
-  const tile_ranges r{d0, a0, d0 - a0, static_cast<unsigned>(a1 - a0), static_cast<unsigned>((d1 - a1) - (d0 - a0))};
+  const unsigned an = static_cast<unsigned>(a1 - a0), bn = static_cast<unsigned>((d1 - a1) - (d0 - a0));
+  tile_ranges r{d0, a0, d0 - a0, an, bn, 0, an};
   constexpr unsigned vt = Items;
   const unsigned count = r.an + r.bn;
-  if constexpr (Async) {
+  constexpr bool bulk_copies = Load == tile_load::bulk && (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) &&
+                               alignof(T) == sizeof(T) && Threads >= 128;
+  if constexpr (bulk_copies) {
+    NV_IF_TARGET(NV_PROVIDES_SM_90, ({
+                   // One phase of one barrier: one arrival (thread 0's, with the bytes to expect),
+                   // then the bytes.
+                   __shared__ std::uint64_t arrived;
+                   if (threadIdx.x == 0) {
+                     cuda::ptx::mbarrier_init(&arrived, 1);
+                     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+                   }
+                   __syncthreads();
+                   // a's range from s[0], b's from the 16-byte line after a's.
+                   const bulk_range<T> in_a(a + r.a0, r.an, s);
+                   const unsigned b_room =
+                       (in_a.offset + r.an + bulk_range<T>::line - 1) / bulk_range<T>::line * bulk_range<T>::line;
+                   const bulk_range<T> in_b(b + r.b0, r.bn, s + b_room);
+                   if (threadIdx.x == 0) {  // the phase's one arrival, with the bytes the copies will bring
+                     cuda::ptx::mbarrier_arrive_expect_tx(
+                         cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, &arrived,
+                         static_cast<std::uint32_t>((in_a.middle + in_b.middle) * sizeof(T)));
+                   }
+                   in_a.copy(&arrived, 32);
+                   in_b.copy(&arrived, 64);
+                   r.a_at = in_a.offset;
+                   r.b_at = b_room + in_b.offset;
+                   while (!cuda::ptx::mbarrier_try_wait_parity(&arrived, 0u)) {
+                   }
+                   return r;
+                 }));
+  }
+  if constexpr (Load == tile_load::async) {
     static_assert((sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) == sizeof(T),
                   "cp.async copies 4, 8 or 16 bytes from and to addresses of that alignment");
 #pragma unroll
@@ -165,33 +243,36 @@ struct no_values {};
 // One tile: each thread's vt outputs by a sequential merge from its merge-path start in shared
 // memory, put back in shared memory in output order, then written with coalesced stores. With
 // values, each output's source position in the tile (a's below an, b's above) picks its value.
-// MinBlocks: __launch_bounds__'s blocks per SM (0: none asked); Async: load_tile's.
+// MinBlocks: __launch_bounds__'s blocks per SM (0: none asked); Load: load_tile's.
 template <class T, class V, class Comp, unsigned Threads = block_size, unsigned Items = merge_items<T>,
-          unsigned MinBlocks = 0, bool Async = false>
+          unsigned MinBlocks = 0, tile_load Load = tile_load::registers>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     merge_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n, const std::size_t* partitions, T* out,
                       const V* values_a, const V* values_b, V* values_out, Comp comp) {
   constexpr unsigned vt = Items, tile = Threads * Items;
   constexpr bool with_values = !std::is_same_v<V, no_values>;
-  __shared__ shared_elements<T, tile> keys;
+  __shared__ shared_elements<T, tile_room<T, tile, Load>> keys;
   __shared__ unsigned source[with_values ? tile : 1];
   T* s = keys.data();
-  const tile_ranges r = load_tile<T, Threads, Items, Async>(blockIdx.x, a, a_n, b, b_n, partitions, s);
+  const tile_ranges r = load_tile<T, Threads, Items, Load>(blockIdx.x, a, a_n, b, b_n, partitions, s);
   const unsigned count = r.an + r.bn;
   __syncthreads();
+  // Places in s: a's range is [a_at, a_end), b's [b_at, b_end).
+  const unsigned a_end = r.a_at + r.an, b_end = r.b_at + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
-  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
-  unsigned j = r.an + (diagonal - i);  // b's next element, as a position in the tile
+  const unsigned taken_a = static_cast<unsigned>(merge_path(s + r.a_at, r.an, s + r.b_at, r.bn, diagonal, comp));
+  unsigned i = r.a_at + taken_a;                // a's next element, as a place in s
+  unsigned j = r.b_at + (diagonal - taken_a);  // b's
   // The sequential merge holds the next a and the next b in registers and reads one element of
   // shared memory per output (the one that replaces the element taken), not two. A finished side's
   // read is clamped into the tile and never taken.
-  const unsigned last = count - 1;
+  const unsigned last = b_end - 1;
   T next_a = s[cuda::std::min(i, last)], next_b = s[cuda::std::min(j, last)];
   T merged[vt];
   unsigned from[vt];
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
-    const bool take_a = i < r.an && (j >= count || !comp(next_b, next_a));
+    const bool take_a = i < a_end && (j >= b_end || !comp(next_b, next_a));
     merged[k] = take_a ? next_a : next_b;
     from[k] = take_a ? i++ : j++;
     if (take_a) {
@@ -217,7 +298,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       const unsigned p = threadIdx.x + k * Threads;
       if (p < count) {
         const unsigned f = source[p];
-        v[k] = f < r.an ? values_a[r.a0 + f] : values_b[r.b0 + (f - r.an)];
+        v[k] = f < a_end ? values_a[r.a0 + (f - r.a_at)] : values_b[r.b0 + (f - r.b_at)];
       }
     }
   }
@@ -231,8 +312,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
 }
 
-template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, bool Async = false, class T,
-          class V, class Comp>
+template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, tile_load Load = tile_load::bulk,
+          class T, class V, class Comp>
 void raw_merge(const char* algorithm, const execution_policy& policy, const T* a, std::size_t a_n, const T* b,
                std::size_t b_n, T* out, const V* values_a, const V* values_b, V* values_out, Comp comp) {
   constexpr unsigned items = Items != 0 ? Items : merge_items<T>, tile = Threads * items;
@@ -251,7 +332,7 @@ void raw_merge(const char* algorithm, const execution_policy& policy, const T* a
     auto* partitions = static_cast<std::size_t*>(lease.device());
     launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp, tile>, blocks_for(tiles + 1),
            block_size, stream, a, a_n, b, b_n, tiles, partitions, comp);
-    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks, Async>,
+    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks, Load>,
            static_cast<unsigned>(tiles), Threads, stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions),
            out, values_a, values_b, values_out, comp);
   }

@@ -180,7 +180,7 @@ void radix_sort_keys(const char* algorithm, const execution_policy& policy, span
           .raw =
               [&] {
                 if constexpr (radix::onesweep_sorts<B, B>) {
-                  radix::onesweep_sort<B, B, radix::early_pass<B, B>, radix::keys_only_items<B>>(
+                  radix::onesweep_sort<B, B, false>(
                       algorithm, policy, reinterpret_cast<const B*>(in), reinterpret_cast<B*>(out), nullptr, nullptr,
                       false, n, order);
                 } else {
@@ -245,8 +245,8 @@ void radix_sort_pairs(const char* algorithm, const execution_policy& policy, spa
           .raw =
               [&] {
                 if constexpr (radix::onesweep_sorts<B, V>) {
-                  radix::onesweep_sort<B, V>(algorithm, policy, reinterpret_cast<const B*>(kin), reinterpret_cast<B*>(kout),
-                                             vin, vout, false, n, order);
+                  radix::onesweep_sort<B, V, true>(algorithm, policy, reinterpret_cast<const B*>(kin),
+                                                   reinterpret_cast<B*>(kout), vin, vout, false, n, order);
                 } else {
                   throw std::invalid_argument(std::string("prism::") + algorithm +
                                               ": the raw radix sort takes keys and values of up to 128 bytes; use "
@@ -360,8 +360,8 @@ void argsort(const execution_policy& policy, span<const K> keys, span<I> indices
                // The positions are made by the first pass as it loads the keys: no array of them is read.
                .raw =
                    [&] {
-                     radix::onesweep_sort<B, I>(algorithm, policy, reinterpret_cast<const B*>(k), nullptr, nullptr, idx,
-                                                true, n, by_bits, true);
+                     radix::onesweep_sort<B, I, true>(algorithm, policy, reinterpret_cast<const B*>(k), nullptr,
+                                                      nullptr, idx, true, n, by_bits, true);
                    },
                // The positions (in scratch) carried as values; the sorted keys go to scratch as well.
                .cub =

@@ -138,9 +138,9 @@ void cub_top_k(const char* algorithm, const execution_policy& policy, const U* x
                static_cast<const ranked_position<U>*>(extra), k, x, values, indices);
       });
   // Unordered: by position (an unsigned sort of the indices), then stably by the family's order.
-  radix::onesweep_sort<I, U>(algorithm, policy, indices, indices, values, values, false, k,
+  radix::onesweep_sort<I, U, true>(algorithm, policy, indices, indices, values, values, false, k,
                              radix::bits_order<I>{radix::key_kind::unsigned_integer, false});
-  radix::onesweep_sort<U, I>(algorithm, policy, values, values, indices, indices, false, k,
+  radix::onesweep_sort<U, I, true>(algorithm, policy, values, values, indices, indices, false, k,
                              radix::bits_order<U>{rank.kind, rank.largest});
 }
 

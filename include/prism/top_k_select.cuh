@@ -252,7 +252,7 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
   }
   // The k chosen, in index order: a stable sort by the sort family's order puts them best first,
   // equals in index order (a lease of its own: the one above has been given back).
-  radix::onesweep_sort<U, I>(algorithm, policy, values, values, indices, indices, false, k,
+  radix::onesweep_sort<U, I, true>(algorithm, policy, values, values, indices, indices, false, k,
                              radix::bits_order<U>{rank.kind, rank.largest});
 }
 

@@ -88,14 +88,14 @@ template <class Key, class V>
 inline constexpr bool onesweep_sorts = items_per_thread<Key, V> > 0;
 
 // Which pass raw's sorts run: the early-counts pass (early_counts_pass_kernel, stage 5 of the
-// lesson) for 4-byte keys with 4-byte values or none, where it was measured against the ranked pass
-// (tile_pass_kernel, stage 4): faster at every tile size (docs/benchmarks/sort.md, "The early-counts
-// pass"); without values at 24 keys a thread (sort/uint32/early_24), with values at 16
+// lesson) for 4-byte keys with 4-byte values (Carry) or none, where it was measured against the
+// ranked pass (tile_pass_kernel, stage 4): faster at every tile size (docs/benchmarks/sort.md, "The
+// early-counts pass"); without values at 24 keys a thread (sort/uint32/early_24), with values at 16
 // (sort_by_key/uint32/early_16). Other sizes keep the ranked pass until measured with the other.
-template <class Key, class V>
-inline constexpr bool early_pass = sizeof(Key) == 4 && sizeof(V) == 4;
-template <class Key>
-inline constexpr unsigned keys_only_items = early_pass<Key, Key> ? 24 : items_per_thread<Key, Key>;
+template <class Key, class V, bool Carry>
+inline constexpr bool early_pass = sizeof(Key) == 4 && (!Carry || sizeof(V) == 4);
+template <class Key, class V, bool Carry>
+inline constexpr unsigned pass_items = !early_pass<Key, V, Carry> ? items_per_thread<Key, V> : Carry ? 16 : 24;
 
 // Look-back words: the status in the top 2 bits, a count below 2^30.
 inline constexpr unsigned status_aggregate = 1u << 30;
@@ -211,7 +211,8 @@ __device__ __forceinline__ unsigned warp_starts(unsigned (&warp_counts)[Warps][r
 // that consecutive threads write consecutive places of each run (coalesced where runs are long).
 // Values the same way, after: loaded only now, so that they take no registers during the ranking;
 // position[i] is the tile place of this thread's key i (present(i): whether key i exists).
-template <bool Values, unsigned K, class Key, class V, class Order, class Buffer, unsigned P, class Present>
+template <bool Values, unsigned K, unsigned Threads = threads, class Key, class V, class Order, class Buffer, unsigned P,
+          class Present>
 __device__ __forceinline__ void write_tile(const pass_args<Key, V, Order>& a, Buffer& exchange,
                                            const unsigned long long* digit_global, unsigned in_tile,
                                            const unsigned (&position)[P], Present present, std::size_t warp_begin,
@@ -220,7 +221,7 @@ __device__ __forceinline__ void write_tile(const pass_args<Key, V, Order>& a, Bu
   unsigned out_digits[Values ? (K + 3) / 4 : 1] = {};
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
-    const unsigned j = i * threads + threadIdx.x;
+    const unsigned j = i * Threads + threadIdx.x;
     if (j < in_tile) {
       const Key k = keys_shared[j];
       const unsigned digit = a.digit(k);
@@ -246,7 +247,7 @@ __device__ __forceinline__ void write_tile(const pass_args<Key, V, Order>& a, Bu
     __syncthreads();
 #pragma unroll
     for (unsigned i = 0; i < K; ++i) {
-      const unsigned j = i * threads + threadIdx.x;
+      const unsigned j = i * Threads + threadIdx.x;
       if (j < in_tile) a.values_out[digit_global[(out_digits[i / 4] >> (8 * (i % 4))) & 0xFFu] + j] = values_shared[j];
     }
   }
@@ -351,12 +352,18 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // after every key of the tile and is never written out; the count published for 255 leaves them
 // out.
 // K: keys per thread (16 of 4 bytes, as tile_pass_kernel's; bench_sort's early_<K> rows time
-// other tile sizes); more than 16 trade a block per SM for the registers they need.
-template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>>
-__global__ void __launch_bounds__(threads, K <= 16 ? 4 : 3) early_counts_pass_kernel(pass_args<Key, V, Order> a) {
-  constexpr unsigned T = threads * K, warps = threads / 32;
+// other tile sizes); more than 16 trade a block per SM for the registers they need. Threads: the
+// block (a multiple of 32, at least one thread per digit; the threads past 255 only load, rank and
+// write), so that a tile of more keys can keep as many keys a thread (CUB's sm_90 pass: 384 x 19).
+template <unsigned K, unsigned Threads>
+inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
+template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads>
+__global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
+    early_counts_pass_kernel(pass_args<Key, V, Order> a) {
+  constexpr unsigned T = Threads * K, warps = Threads / 32;
   using X = std::conditional_t<(sizeof(V) > sizeof(Key)), V, Key>;
   static_assert(K <= 32 && T * sizeof(X) <= exchange_bytes);
+  static_assert(Threads % 32 == 0 && Threads >= radix);
   __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the next tile place
   __shared__ unsigned long long digit_global[radix];  // output position of the tile's place 0, per digit
   __shared__ shared_buffer<X, T> exchange;
@@ -364,7 +371,7 @@ __global__ void __launch_bounds__(threads, K <= 16 ? 4 : 3) early_counts_pass_ke
 
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   take_ticket(a.ticket, a.tiles, tile_ticket);
-  for (unsigned i = threadIdx.x; i < warps * radix; i += threads) (&warp_counts[0][0])[i] = 0;
+  for (unsigned i = threadIdx.x; i < warps * radix; i += Threads) (&warp_counts[0][0])[i] = 0;
   __syncthreads();
   const unsigned tile = tile_ticket;
   const std::size_t tile_begin = a.begin + std::size_t(tile) * T;
@@ -395,14 +402,17 @@ __global__ void __launch_bounds__(threads, K <= 16 ? 4 : 3) early_counts_pass_ke
   // 2. Thread d: the tile's count of digit d, published; where the tile's run of d starts
   //    (a scan over the digits); each warp's first place in it.
   const unsigned d = threadIdx.x;
-  const unsigned count = warp_starts(warp_counts, d);
+  const bool digit_thread = Threads == radix || d < radix;
+  const unsigned count = digit_thread ? warp_starts(warp_counts, d) : 0u;
   const unsigned published = d == radix - 1 ? count - (T - in_tile) : count;
-  publish_count(a.states, tile, d, published);
+  if (digit_thread) publish_count(a.states, tile, d, published);
   unsigned tile_total;
   const maybe<unsigned> local = block_exclusive_scan(count, add{}, tile_total);
   const unsigned local_start = local.present ? local.value : 0u;
+  if (digit_thread) {
 #pragma unroll
-  for (unsigned w = 0; w < warps; ++w) warp_counts[w][d] += local_start;
+    for (unsigned w = 0; w < warps; ++w) warp_counts[w][d] += local_start;
+  }
   __syncthreads();
 
   // 3. Rank key by key, each straight to its place in shared memory. The leader's atomic returns
@@ -424,9 +434,10 @@ __global__ void __launch_bounds__(threads, K <= 16 ? 4 : 3) early_counts_pass_ke
   }
 
   // 4. The look-back, now that the predecessors have had the ranking's time.
-  digit_global[d] = a.digit_base[d] + walk_back(a.states, tile, d, published) - local_start;  // modulo 2^64
+  if (digit_thread)
+    digit_global[d] = a.digit_base[d] + walk_back(a.states, tile, d, published) - local_start;  // modulo 2^64
   __syncthreads();
-  write_tile<Values, K>(a, exchange, digit_global, in_tile, position, exists, warp_begin, lane);
+  write_tile<Values, K, Threads>(a, exchange, digit_global, in_tile, position, exists, warp_begin, lane);
 }
 
 // Counts the digits of passes [first_pass, first_pass + group) of the portion [begin, begin +
@@ -495,26 +506,32 @@ __global__ void __launch_bounds__(threads)
 // buffer when p is even, the output when odd, and pass 0 has read the whole input before pass 1
 // writes over it; with an odd number, pass 0 writes the output, so an array sorted in place is
 // first copied to the scratch buffer and sorted from there. `keys_scratch`: a second keys buffer
-// in scratch (argsort's sorted keys, which nobody wants). Early: the passes rank as
-// early_counts_pass_kernel does (stage 5 of the lesson), with Items keys per thread.
-template <class Key, class V, bool Early = early_pass<Key, V>, unsigned Items = items_per_thread<Key, V>, class Order>
+// in scratch (argsort's sorted keys, which nobody wants). Carry: whether values travel (values_out
+// set; values_in too, unless `indices`), known when compiled so that a keys-only sort instantiates
+// no carrying kernel. Early: the passes rank as early_counts_pass_kernel does (stage 5 of the
+// lesson), with Items keys per thread in blocks of Threads.
+template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
+          unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
+          unsigned Threads = threads, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
   static_assert(onesweep_sorts<Key, V>, "keys and values of up to 128 bytes");
   constexpr unsigned passes = Order::passes;
   constexpr unsigned group = passes < 8 ? passes : 8;
-  static_assert(Early || Items == items_per_thread<Key, V>, "tile_pass_kernel has one tile size");
-  constexpr std::size_t T = threads * Items;
+  static_assert(Early || (Items == items_per_thread<Key, V> && Threads == threads),
+                "tile_pass_kernel has one tile shape");
+  constexpr std::size_t T = Threads * Items;
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
   const std::size_t portions = (n + portion_items - 1) / portion_items;
   const std::size_t most_tiles = std::min((n + T - 1) / T, portion_tiles);
-  const bool carry = values_out != nullptr;
+  if ((values_out != nullptr) != Carry)
+    throw std::logic_error(std::string("prism::") + algorithm + ": onesweep_sort's values_out is given exactly when Carry");
 
   // Scratch: [alternate keys][alternate values][the keys' output, for argsort][counts][bases][look-back]
   const std::size_t keys_bytes = round256(n * sizeof(Key));
-  const std::size_t values_bytes = carry ? round256(n * sizeof(V)) : 0;
+  const std::size_t values_bytes = Carry ? round256(n * sizeof(V)) : 0;
   const std::size_t out_bytes = keys_scratch ? keys_bytes : 0;
   const std::size_t counts_bytes = round256(portions * passes * radix * sizeof(unsigned));
   const std::size_t base_bytes = round256(portions * passes * radix * sizeof(unsigned long long));
@@ -561,7 +578,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       copy_unless_same(stream, keys_in, keys_alt, n, algorithm);
       keys_from = keys_alt;
     }
-    if (carry && values_in == values_out) {
+    if (Carry && values_in == values_out) {
       copy_unless_same(stream, values_in, values_alt, n, algorithm);
       values_from = values_alt;
     }
@@ -571,7 +588,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
     a.keys_in = p == 0 ? keys_from : (writes_output(p) ? keys_alt : keys_out);
     a.keys_out = writes_output(p) ? keys_out : keys_alt;
     a.values_in = p == 0 ? values_from : (writes_output(p) ? values_alt : values_out);
-    a.values_out = carry ? (writes_output(p) ? values_out : values_alt) : nullptr;
+    a.values_out = Carry ? (writes_output(p) ? values_out : values_alt) : nullptr;
     a.indices = indices && p == 0;
     a.pass = p;
     a.states = states;
@@ -585,13 +602,10 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
       if constexpr (Early) {
-        const auto kernel = carry ? early_counts_pass_kernel<Key, V, Order, true, Items>
-                                  : early_counts_pass_kernel<Key, V, Order, false, Items>;
-        launch(algorithm, "early_counts_pass_kernel", kernel, a.tiles, threads, stream, a);
+        launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads>,
+               a.tiles, Threads, stream, a);
       } else {
-        const auto kernel =
-            carry ? tile_pass_kernel<Key, V, Order, true, true> : tile_pass_kernel<Key, V, Order, true, false>;
-        launch(algorithm, "tile_pass_kernel", kernel, a.tiles, threads, stream, a);
+        launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, Carry>, a.tiles, threads, stream, a);
       }
     }
   }
