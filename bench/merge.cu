@@ -8,7 +8,7 @@
 //                                  same arrays merged as uint32 (positive floats' bits sort alike)
 //   merge/float/raw_<threads>x<items>[_b<blocks>][_async|_bulk]/268435456   raw's kernels in other
 //                                  tile shapes (threads per block, outputs per thread, and blocks per
-//                                  SM asked of __launch_bounds__) than its own 256 x 15 (CUB's
+//                                  SM asked of __launch_bounds__) than its own 512 x 15, bulk (CUB's
 //                                  DeviceMerge tiles 512 x 15 on the H200), _async: the tile
 //                                  loaded by cp.async, not through registers, _bulk: each of its
 //                                  two ranges by one bulk copy (cp.async.bulk, as CUB loads it to
@@ -112,7 +112,7 @@ struct arrays {
 
   // raw's kernels in the tile shape <Threads, Items, MinBlocks>, as the library calls them for floats.
   template <unsigned Threads, unsigned Items, unsigned MinBlocks, detail::tile_load Load>
-  void call_in_shape() {  // (raw itself is 256 x 15, bulk)
+  void call_in_shape() {
     using B = std::uint32_t;
     const auto bits = [](const device_buffer<float>& x) { return reinterpret_cast<const B*>(x.data()); };
     const detail::no_values* none = nullptr;

@@ -13,7 +13,7 @@
 //   sort/uint32/lesson_<stage>/n          the lesson's stages (uint32, uniform)
 //   sort, sort_few, sort_by_key /uint32/early_<K>/n (2^24, 2^28)
 //                                         stage 5's one-sweep sort run directly, K keys a thread
-//                                         (raw: 24 for keys, 16 for pairs), and carrying values:
+//                                         (raw: 24 for keys; pairs 16 in blocks of 384), and carrying values:
 //                                         which tile the early-counts pass wants, with and
 //                                         without values; early_<B>x<K>: blocks of B threads
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.

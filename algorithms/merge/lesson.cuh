@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The merge lesson: two sorted arrays a and b (n elements together) merged stably, from the
-// textbook kernel to the one that streams. Stages 1 and 4 are the implementations' own kernels
-// (<prism/merge.cuh>: raw_naive and raw); 2 and 3 are here. Each says what it changes and what it
+// textbook kernel to the one that streams. Stages 1, 4 and 5 are the implementations' own kernels
+// (<prism/merge.cuh>: raw_naive, raw's kernel loading through registers, and raw); 2 and 3 are here. Each says what it changes and what it
 // costs; bench/merge.cu's lesson rows measure them (uint32 keys, % of the read+write ceiling).
 // Compiled in merge_keys.cu, beside the uint32 merge whose kernels stages 1 and 4 are.
 //
@@ -27,7 +27,7 @@
 //    remains is the memory access: each thread reads and writes its own 8 consecutive elements, so
 //    a warp's load touches 32 places 32 bytes apart, one sector per lane per instruction.
 //
-// 4. tile_staged (raw). Stage the tile through shared memory (moderngpu's kernel_merge): a
+// 4. tile_staged. Stage the tile through shared memory (moderngpu's kernel_merge): a
 //    partition kernel finds the start of each tile of 256 threads x 15 outputs by the same search;
 //    the block loads its two ranges into shared memory with coalesced reads (each thread issues
 //    its 15 loads into registers before storing any: a load stored as it arrives costs a memory
@@ -37,6 +37,15 @@
 //    streaming kernel, whose ceiling is the bandwidth of its 2n elements moved. Why 15: with 8
 //    outputs per thread, a warp's 32 stores to 8t + k land in 4 of shared memory's 32 banks (8
 //    passes each); to 15t + k, an odd stride, in all 32 (one pass).
+//
+// 5. bulk_copy (raw). The loads of stage 4 go through registers: 15 load and 15 store instructions
+//    per thread, and the block holds its tile's bytes in flight only as long as its threads have
+//    registers to spare. Hopper's copy engine takes a whole range in one instruction
+//    (cp.async.bulk): one thread issues a copy of each range's 16-byte-aligned middle into shared
+//    memory, an mbarrier counts the bytes in, the threads copy the few elements before and after
+//    (each range lands at its own offset within 16 bytes, as the copy needs), and every thread
+//    waits on the barrier. No register holds a loaded element, so a tile of 512 x 15 fits where
+//    256 x 15 did. CUB's DeviceMerge loads its tiles so on sm_90.
 #include <prism/merge.cuh>
 
 namespace prism::detail::merge_lesson_kernels {
@@ -115,6 +124,12 @@ void merge_by_stage(merge_stage stage, const execution_policy& policy, span<cons
                blocks_for((n + kernels::run - 1) / kernels::run), block_size, stream, pa, a_n, pb, b_n, o, comp);
         break;
       case merge_stage::tile_staged:
+        raw_merge<block_size, 0, 0, tile_load::registers>(algorithm, policy, pa, a_n, pb, b_n, o,
+                                                          static_cast<const no_values*>(nullptr),
+                                                          static_cast<const no_values*>(nullptr),
+                                                          static_cast<no_values*>(nullptr), comp);
+        break;
+      case merge_stage::bulk_copy:
         raw_merge(algorithm, policy, pa, a_n, pb, b_n, o, static_cast<const no_values*>(nullptr),
                   static_cast<const no_values*>(nullptr), static_cast<no_values*>(nullptr), comp);
         break;

@@ -30,13 +30,14 @@
 //                binary search along each tile's starting diagonal (<prism/primitives/merge_path.cuh>),
 //                where the tile's nt x vt outputs start in a and b; each block then loads its two
 //                ranges into shared memory (on sm_90 each by one bulk copy of the copy engine, as
-//                CUB's DeviceMerge does there; before, with coalesced reads), each thread finds its vt outputs'
-//                start by the same search in shared memory and merges them sequentially, and the block
-//                writes the tile back with coalesced stores (merge_by_key carries each output's source
-//                position and gathers the values after). 2n elements moved. A set operation merges
-//                the same way twice: a first pass counts what each tile keeps, a one-block scan of the
-//                tile counts gives every tile its output offset (and the count), and a second pass
-//                compacts each tile's kept elements in shared memory and writes them.
+//                CUB's DeviceMerge does there: stage 5 of the lesson; before, with coalesced reads),
+//                each thread finds its vt outputs' start by the same search in shared memory and
+//                merges them sequentially, and the block writes the tile back with coalesced stores
+//                (merge_by_key carries each output's source position and gathers the values after).
+//                2n elements moved. A set operation merges each tile the same way in one pass: the
+//                tile counts what it keeps, learns where its output starts by decoupled look-back
+//                (<prism/primitives/tile_state.cuh>), and compacts its kept elements in shared memory
+//                and writes them.
 //   cub          merge only: cub::DeviceMerge::MergeKeys / MergePairs. CUB documents its merge as
 //                unstable; its kernels take the first sequence's element on ties (the same merge
 //                path), which prism's tests check for every key type.
@@ -312,11 +313,19 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
 }
 
-template <unsigned Threads = block_size, unsigned Items = 0, unsigned MinBlocks = 0, tile_load Load = tile_load::bulk,
-          class T, class V, class Comp>
+// raw's tile: 512 threads x 15 for keys of up to 4 bytes without values, 256 x merge_items
+// otherwise, loaded by bulk copies (merge/float/raw_512x15_bulk, the best of bench_merge's shapes;
+// merge_by_key/float/raw at 256 x 15: docs/benchmarks/merge.md, "The tile by bulk copy").
+template <class T, class V>
+inline constexpr unsigned raw_merge_threads = sizeof(T) <= 4 && std::is_same_v<V, no_values> ? 512 : block_size;
+
+// Threads and Items 0: raw's own (above).
+template <unsigned Threads = 0, unsigned Items = 0, unsigned MinBlocks = 0, tile_load Load = tile_load::bulk, class T,
+          class V, class Comp>
 void raw_merge(const char* algorithm, const execution_policy& policy, const T* a, std::size_t a_n, const T* b,
                std::size_t b_n, T* out, const V* values_a, const V* values_b, V* values_out, Comp comp) {
-  constexpr unsigned items = Items != 0 ? Items : merge_items<T>, tile = Threads * items;
+  constexpr unsigned threads = Threads != 0 ? Threads : raw_merge_threads<T, V>;
+  constexpr unsigned items = Items != 0 ? Items : merge_items<T>, tile = threads * items;
   if constexpr (sizeof(T) > raw_merge_widest) {
     throw std::invalid_argument(std::string("prism::") + algorithm + ": the raw merge takes elements of up to 64 "
                                 "bytes (this one has " + std::to_string(sizeof(T)) + "); use impl::cub or thrust");
@@ -332,8 +341,8 @@ void raw_merge(const char* algorithm, const execution_policy& policy, const T* a
     auto* partitions = static_cast<std::size_t*>(lease.device());
     launch(algorithm, "merge_partition_kernel", merge_partition_kernel<T, Comp, tile>, blocks_for(tiles + 1),
            block_size, stream, a, a_n, b, b_n, tiles, partitions, comp);
-    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, Threads, items, MinBlocks, Load>,
-           static_cast<unsigned>(tiles), Threads, stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions),
+    launch(algorithm, "merge_tile_kernel", merge_tile_kernel<T, V, Comp, threads, items, MinBlocks, Load>,
+           static_cast<unsigned>(tiles), threads, stream, a, a_n, b, b_n, static_cast<const std::size_t*>(partitions),
            out, values_a, values_b, values_out, comp);
   }
 }

@@ -51,17 +51,18 @@
 //              prism's scratch (thrust::merge is CUB's DeviceMerge underneath).
 //   raw_naive  merge only: one thread per element, which finds its output position by a binary
 //              search for its rank in the other array (the textbook parallel merge).
-//   raw        merge path, tile-staged: a partition kernel finds where each tile of 256 x 15 outputs
-//              (fewer of wide types) starts in a and b; each block loads its two ranges into shared
-//              memory with coalesced reads, each thread merges its 15 sequentially from a merge-path
-//              search in shared memory, and the block writes its tile with coalesced stores. A set
-//              operation runs the same merge twice: once to count what each tile keeps, then (after a
-//              scan of the tile counts) to write it.
+//   raw        merge path, tile-staged: a partition kernel finds where each tile of 512 x 15 outputs
+//              (256 x 15 with values, fewer of wide types) starts in a and b; each block loads its two
+//              ranges into shared memory (on sm_90 by two bulk copies of the copy engine), each thread
+//              merges its 15 sequentially from a merge-path search in shared memory, and the block
+//              writes its tile with coalesced stores. A set operation merges each tile the same way,
+//              in one pass: it counts what it keeps, learns where its output starts from the tiles
+//              before it (decoupled look-back), and writes it.
 //   cub        merge only: cub::DeviceMerge::MergeKeys / MergePairs (CCCL 3.5), temporary storage
 //              from prism's scratch. CUB has no set operations.
 // The lesson (algorithms/merge/lesson.cuh; prism::merge(merge_stage, policy, a, b, out)): from
-// one thread per element to a sequential merge per thread on fixed partitions, then merge path
-// and its tile-staged form.
+// one thread per element to a sequential merge per thread on fixed partitions, then merge path,
+// its tile-staged form, and the tile brought in by the copy engine.
 #include <prism/dispatch.hpp>
 #include <prism/execution.hpp>
 #include <prism/key_kind.hpp>
@@ -85,18 +86,20 @@ inline constexpr automatic_row set_operation_automatic[] = {{0, impl::raw}};
 inline constexpr family merge_family{merge_implementations, merge_automatic};
 inline constexpr family set_operation_family{set_operation_implementations, set_operation_automatic};
 
-// ---- the lesson: from a sequential merge per thread to merge path, tile-staged ------------------
+// ---- the lesson: from a sequential merge per thread to merge path, tile-staged, bulk-copied ------
 // algorithms/merge/lesson.cuh says what each stage changes and what it costs.
 enum class merge_stage {
   rank,              // 1: raw_naive: one thread per element, its rank in the other array searched
   fixed_partitions,  // 2: a thread per fixed run of a, merged sequentially with the b's it spans
   merge_path,        // 3: a thread per fixed run of outputs, its start found on the merge path
-  tile_staged,       // 4: raw: tiles of outputs staged through shared memory, coalesced both ways
+  tile_staged,       // 4: tiles of outputs staged through shared memory, coalesced both ways
+  bulk_copy,         // 5: raw: each tile's two ranges brought in by the copy engine (sm_90)
 };
 inline constexpr merge_stage merge_lesson[] = {merge_stage::rank, merge_stage::fixed_partitions,
-                                               merge_stage::merge_path, merge_stage::tile_staged};
+                                               merge_stage::merge_path, merge_stage::tile_staged,
+                                               merge_stage::bulk_copy};
 constexpr std::string_view name(merge_stage stage) noexcept {
-  constexpr std::string_view names[] = {"rank", "fixed_partitions", "merge_path", "tile_staged"};
+  constexpr std::string_view names[] = {"rank", "fixed_partitions", "merge_path", "tile_staged", "bulk_copy"};
   return names[static_cast<int>(stage)];
 }
 

@@ -90,12 +90,15 @@ inline constexpr bool onesweep_sorts = items_per_thread<Key, V> > 0;
 // Which pass raw's sorts run: the early-counts pass (early_counts_pass_kernel, stage 5 of the
 // lesson) for 4-byte keys with 4-byte values (Carry) or none, where it was measured against the
 // ranked pass (tile_pass_kernel, stage 4): faster at every tile size (docs/benchmarks/sort.md, "The
-// early-counts pass"); without values at 24 keys a thread (sort/uint32/early_24), with values at 16
-// (sort_by_key/uint32/early_16). Other sizes keep the ranked pass until measured with the other.
+// early-counts pass"); without values in blocks of 256 at 24 keys a thread (sort/uint32/early_24),
+// with values in blocks of 384 at 16 (sort_by_key/uint32/early_384x16, "Tiles of 384 threads").
+// Other sizes keep the ranked pass until measured with the other.
 template <class Key, class V, bool Carry>
 inline constexpr bool early_pass = sizeof(Key) == 4 && (!Carry || sizeof(V) == 4);
 template <class Key, class V, bool Carry>
 inline constexpr unsigned pass_items = !early_pass<Key, V, Carry> ? items_per_thread<Key, V> : Carry ? 16 : 24;
+template <class Key, class V, bool Carry>
+inline constexpr unsigned pass_threads = early_pass<Key, V, Carry> && Carry ? 384 : threads;
 
 // Look-back words: the status in the top 2 bits, a count below 2^30.
 inline constexpr unsigned status_aggregate = 1u << 30;
@@ -512,7 +515,7 @@ __global__ void __launch_bounds__(threads)
 // lesson), with Items keys per thread in blocks of Threads.
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
-          unsigned Threads = threads, class Order>
+          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
