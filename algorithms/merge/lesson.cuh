@@ -2,9 +2,10 @@
 #pragma once
 // The merge lesson: two sorted arrays a and b (n elements together) merged stably, from the
 // textbook kernel to the one that streams. Stages 1, 4 and 5 are the implementations' own kernels
-// (<prism/merge.cuh>: raw_naive, raw's kernel loading through registers, and raw); 2 and 3 are here. Each says what it changes and what it
-// costs; bench/merge.cu's lesson rows measure them (uint32 keys, % of the read+write ceiling).
-// Compiled in merge_keys.cu, beside the uint32 merge whose kernels stages 1 and 4 are.
+// (<prism/merge.cuh>: raw_naive, raw's kernel loading through registers, and raw); 2 and 3 are
+// here. Each says what it changes and what it costs; bench/merge.cu's lesson rows measure them
+// (uint32 keys, % of the read+write ceiling). Compiled in merge_keys.cu, beside the uint32 merge
+// whose kernels stages 1, 4 and 5 are.
 //
 // 1. rank (raw_naive). One thread per element: a[i] goes to i + (the b's before it), b[j] to
 //    j + (the a's not after it), each found by a binary search in the other array. No thread

@@ -131,6 +131,11 @@ struct tile_ranges {
 // before sm_90, registers). The caller's __syncthreads() after the call finds the tile in place.
 enum class tile_load { registers, async, bulk };
 
+// What the copy engine moves, by either copy: elements of 4, 8 or 16 bytes aligned to their size.
+template <class T>
+inline constexpr bool copy_engine_moves =
+    (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) == sizeof(T);
+
 // The room a tile of `Tile` elements needs in shared memory: with tile_load::bulk, each range's
 // offset (under 16 bytes) and the rounding of b's start up to a 16-byte line.
 template <class T, unsigned Tile, tile_load Load>
@@ -176,8 +181,7 @@ __device__ tile_ranges load_tile(std::size_t t, const T* a, std::size_t a_n, con
   tile_ranges r{d0, a0, d0 - a0, an, bn, 0, an};
   constexpr unsigned vt = Items;
   const unsigned count = r.an + r.bn;
-  constexpr bool bulk_copies = Load == tile_load::bulk && (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) &&
-                               alignof(T) == sizeof(T) && Threads >= 128;
+  constexpr bool bulk_copies = Load == tile_load::bulk && copy_engine_moves<T> && Threads >= 128;
   if constexpr (bulk_copies) {
     NV_IF_TARGET(NV_PROVIDES_SM_90, ({
                    // One phase of one barrier: one arrival (thread 0's, with the bytes to expect),
@@ -208,8 +212,7 @@ __device__ tile_ranges load_tile(std::size_t t, const T* a, std::size_t a_n, con
                  }));
   }
   if constexpr (Load == tile_load::async) {
-    static_assert((sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) == sizeof(T),
-                  "cp.async copies 4, 8 or 16 bytes from and to addresses of that alignment");
+    static_assert(copy_engine_moves<T>, "cp.async copies 4, 8 or 16 bytes from and to addresses of that alignment");
 #pragma unroll
     for (unsigned k = 0; k < vt; ++k) {
       const unsigned i = threadIdx.x + k * Threads;

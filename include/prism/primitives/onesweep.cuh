@@ -358,6 +358,8 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // other tile sizes); more than 16 trade a block per SM for the registers they need. Threads: the
 // block (a multiple of 32, at least one thread per digit; the threads past 255 only load, rank and
 // write), so that a tile of more keys can keep as many keys a thread (CUB's sm_90 pass: 384 x 19).
+// Blocks an SM asked of __launch_bounds__: at 256 threads 4 (64 registers a thread) up to 16 keys,
+// 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads>
@@ -530,7 +532,8 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const std::size_t portions = (n + portion_items - 1) / portion_items;
   const std::size_t most_tiles = std::min((n + T - 1) / T, portion_tiles);
   if ((values_out != nullptr) != Carry)
-    throw std::logic_error(std::string("prism::") + algorithm + ": onesweep_sort's values_out is given exactly when Carry");
+    throw std::logic_error(std::string("prism::") + algorithm +
+                           ": onesweep_sort's values_out is given exactly when Carry");
 
   // Scratch: [alternate keys][alternate values][the keys' output, for argsort][counts][bases][look-back]
   const std::size_t keys_bytes = round256(n * sizeof(Key));
