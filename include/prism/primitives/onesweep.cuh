@@ -160,14 +160,25 @@ __device__ inline unsigned walk_back(unsigned* states, unsigned tile, unsigned d
 // The lanes of `among` whose key has the same digit as this lane's: one ballot per digit bit, each
 // keeping the lanes that agree with this lane on that bit. __match_any_sync says the same in one
 // instruction, but it queues with the shared-memory accesses the ranking is full of (ncu: most
-// stalls waited there); ballots do not.
+// stalls waited there); ballots do not. Each bit is one predicate, set once and used twice: for
+// the ballot, and to complement the ballot where this lane's bit is 0. Written in C++ (a bool
+// for the ballot, a select on it), the compiler tested the bit twice and selected a mask: 7
+// instructions a bit against 4 (docs/benchmarks/sort.md, "The library's raw on the H200").
 __device__ __forceinline__ unsigned lanes_with_digit(unsigned digit, unsigned among = 0xFFFFFFFFu) {
   unsigned peers = among;
 #pragma unroll
   for (unsigned b = 0; b < digit_bits; ++b) {
-    const bool one = (digit >> b) & 1u;
-    const unsigned ones = __ballot_sync(0xFFFFFFFFu, one);
-    peers &= one ? ones : ~ones;
+    unsigned agree;
+    asm("{\n\t"
+        ".reg .pred set;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 set, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, set, 0xffffffff;\n\t"
+        "@!set not.b32 %0, %0;\n\t"
+        "}"
+        : "=r"(agree)
+        : "r"(digit), "r"(1u << b));
+    peers &= agree;
   }
   return peers;
 }

@@ -14,11 +14,15 @@
 // significant) on, and a strict weak order, operator()(a, b), that agrees with the digits: what
 // the comparison sorts (cpu, thrust) use, so that they give the radix sorts' result bit for bit.
 //
-// The bijection to unsigned integers, per arithmetic value: an unsigned integer is itself; a signed
-// one flips its sign bit; a float or double flips its sign bit if positive and every bit if
-// negative, after -0.0 became +0.0 (so the two are one key). Descending complements the result.
-// So NaNs sort by their bits: after +inf with the sign bit clear, before -inf with it set
-// (<prism/sort.hpp> has the whole order).
+// The map to unsigned integers, per arithmetic value: an unsigned integer is itself; a signed one
+// flips its sign bit; a float or double flips its sign bit if positive and is negated if negative
+// (its bits' two's complement: the complement plus one, so that -0.0 lands where +0.0 does and the
+// two are one key; every other value keeps a place of its own). Descending complements the
+// result. So NaNs sort by their bits: after +inf with the sign bit clear, before -inf with it set
+// (<prism/sort.hpp> has the whole order). The map is three masks chosen once per call and two
+// instructions' worth of arithmetic per key, without a branch (`order_masks`): the sort kernels
+// compute a key's digit several times per pass, and an instruction-bound pass pays for each
+// (docs/benchmarks/sort.md, "The library's raw on the H200").
 #include <cuda/std/bit>
 #include <cuda/std/tuple>
 
@@ -47,31 +51,44 @@ __host__ __device__ constexpr key_kind kind_of() {
   }
 }
 
-// The unsigned integer whose order is the key's order (see above). B is the key's bits, of its size.
+// The map above for keys of bits B, as masks: `floating` keeps a negative float's sign spread over
+// every bit (zero for integers), `flip` is the sign bit (zero for unsigned), `complement` every
+// bit when descending.
+template <class B>
+struct order_masks {
+  B floating, flip, complement;
+  __host__ __device__ order_masks(key_kind kind, bool descending)
+      : floating(kind == key_kind::floating ? B(~B(0)) : B(0)),
+        flip(kind == key_kind::unsigned_integer ? B(0) : B(B(1) << (8 * sizeof(B) - 1))),
+        complement(descending ? B(~B(0)) : B(0)) {}
+  // The unsigned integer whose order is the key's order.
+  __host__ __device__ B operator()(B bits) const {
+    const B negative = B(static_cast<std::make_signed_t<B>>(bits) >> (8 * sizeof(B) - 1)) & floating;
+    return B(B(B(bits ^ (negative | flip)) - negative) ^ complement);
+  }
+};
+
 template <class B>
 __host__ __device__ inline B ordered(B bits, key_kind kind, bool descending) {
-  constexpr B high = B(B(1) << (8 * sizeof(B) - 1));
-  if (kind == key_kind::signed_integer) {
-    bits = B(bits ^ high);
-  } else if (kind == key_kind::floating) {
-    if (bits == high) bits = 0;  // -0.0 is +0.0
-    bits = (bits & high) ? B(~bits) : B(bits ^ high);
-  }
-  return descending ? B(~bits) : bits;
+  return order_masks<B>(kind, descending)(bits);
 }
 
-// The standard keys by their bits.
+// The standard keys by their bits. The masks are made when the order is (on the host, once per
+// call), so a kernel reads them as launch parameters.
 template <class B>
 struct bits_order {
   using key_type = B;
   static constexpr unsigned passes = sizeof(B) * 8 / digit_bits;
   key_kind kind;
   bool descending;
+  order_masks<B> masks;
 
+  __host__ __device__ bits_order(key_kind k, bool d) : kind(k), descending(d), masks(k, d) {}
+  __host__ __device__ bits_order() : bits_order(key_kind::unsigned_integer, false) {}
   __host__ __device__ unsigned digit(B key, unsigned pass) const {
-    return static_cast<unsigned>(ordered(key, kind, descending) >> (pass * digit_bits)) & (radix - 1);
+    return static_cast<unsigned>(masks(key) >> (pass * digit_bits)) & (radix - 1);
   }
-  __host__ __device__ bool operator()(B a, B b) const { return ordered(a, kind, descending) < ordered(b, kind, descending); }
+  __host__ __device__ bool operator()(B a, B b) const { return masks(a) < masks(b); }
 };
 
 // ---- a caller's key, by its fields ------------------------------------------------------------
