@@ -163,7 +163,7 @@ __device__ inline unsigned walk_back(unsigned* states, unsigned tile, unsigned d
 // stalls waited there); ballots do not. Each bit is one predicate, set once and used twice: for
 // the ballot, and to complement the ballot where this lane's bit is 0. Written in C++ (a bool
 // for the ballot, a select on it), the compiler tested the bit twice and selected a mask: 7
-// instructions a bit against 4 (docs/benchmarks/sort.md, "The library's raw on the H200").
+// instructions a bit against 4 (docs/benchmarks/sort.md, "Fewer instructions a key").
 __device__ __forceinline__ unsigned lanes_with_digit(unsigned digit, unsigned among = 0xFFFFFFFFu) {
   unsigned peers = among;
 #pragma unroll

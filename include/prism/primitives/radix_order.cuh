@@ -19,10 +19,10 @@
 // (its bits' two's complement: the complement plus one, so that -0.0 lands where +0.0 does and the
 // two are one key; every other value keeps a place of its own). Descending complements the
 // result. So NaNs sort by their bits: after +inf with the sign bit clear, before -inf with it set
-// (<prism/sort.hpp> has the whole order). The map is three masks chosen once per call and two
-// instructions' worth of arithmetic per key, without a branch (`order_masks`): the sort kernels
-// compute a key's digit several times per pass, and an instruction-bound pass pays for each
-// (docs/benchmarks/sort.md, "The library's raw on the H200").
+// (<prism/sort.hpp> has the whole order). The map is three masks chosen once per call, then a
+// shift, three logic operations and a subtraction per key, without a branch (`order_masks`): the
+// sort kernels compute a key's digit several times per pass, and an instruction-bound pass pays
+// for each (docs/benchmarks/sort.md, "Fewer instructions a key").
 #include <cuda/std/bit>
 #include <cuda/std/tuple>
 
@@ -84,7 +84,7 @@ struct bits_order {
   order_masks<B> masks;
 
   __host__ __device__ bits_order(key_kind k, bool d) : kind(k), descending(d), masks(k, d) {}
-  __host__ __device__ bits_order() : bits_order(key_kind::unsigned_integer, false) {}
+  __host__ __device__ bits_order() : bits_order(key_kind::unsigned_integer, false) {}  // unsigned, ascending
   __host__ __device__ unsigned digit(B key, unsigned pass) const {
     return static_cast<unsigned>(masks(key) >> (pass * digit_bits)) & (radix - 1);
   }
