@@ -277,6 +277,8 @@ void register_rows(bool gpu) {
     register_early<operation::sort, 16>();
     register_early<operation::sort, 20>();
     register_early<operation::sort, 24>();
+    register_early<operation::sort, 28>();
+    register_early<operation::sort, 32>();
     register_early<operation::sort_few, 16>();
     register_early<operation::sort_by_key, 12>();
     register_early<operation::sort_by_key, 16>();
