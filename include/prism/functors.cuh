@@ -91,14 +91,16 @@ struct cast_to {
 };
 
 // The smaller (or, with largest, the larger) of two values; a NaN wins over any number, so a NaN
-// anywhere in the input is the result, whatever the order of combination.
+// anywhere in the input is the result, whatever the order of combination; of equal values, a.
+// One comparison and a select, no branch: a comparison with a NaN b is false, so b is taken
+// exactly when a is a number that does not beat it (the tests and branches this replaces took
+// about eight instructions a combine: docs/benchmarks/reduce_arg.md).
 template <class T>
 struct extremum {
   bool largest;
   __host__ __device__ T operator()(T a, T b) const {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return (largest ? a < b : b < a) ? b : a;
+    const bool keep_a = is_nan(a) || (largest ? a >= b : b >= a);
+    return keep_a ? a : b;
   }
   __host__ __device__ T identity() const {
     using limits = cuda::std::numeric_limits<T>;
