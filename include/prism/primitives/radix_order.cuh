@@ -74,16 +74,14 @@ __host__ __device__ inline B ordered(B bits, key_kind kind, bool descending) {
 }
 
 // The standard keys by their bits. The masks are made when the order is (on the host, once per
-// call), so a kernel reads them as launch parameters.
+// call), so a kernel reads them as launch parameters; they are all the order keeps.
 template <class B>
 struct bits_order {
   using key_type = B;
   static constexpr unsigned passes = sizeof(B) * 8 / digit_bits;
-  key_kind kind;
-  bool descending;
   order_masks<B> masks;
 
-  __host__ __device__ bits_order(key_kind k, bool d) : kind(k), descending(d), masks(k, d) {}
+  __host__ __device__ bits_order(key_kind kind, bool descending) : masks(kind, descending) {}
   __host__ __device__ bits_order() : bits_order(key_kind::unsigned_integer, false) {}  // unsigned, ascending
   __host__ __device__ unsigned digit(B key, unsigned pass) const {
     return static_cast<unsigned>(masks(key) >> (pass * digit_bits)) & (radix - 1);
