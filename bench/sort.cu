@@ -255,7 +255,7 @@ void register_early() {
                      [=](benchmark::State& state) {
                        auto& a = row_arrays<arrays<Key>>(key, static_cast<std::size_t>(n), op, gpu_available());
                        using order = detail::radix::bits_order<Key>;
-                       const order bits{detail::radix::key_kind::unsigned_integer, false};
+                       const order bits{detail::key_kind::unsigned_integer, false};
                        constexpr bool pairs = op == operation::sort_by_key;
                        time_on_gpu(state, bytes, c, [&] {
                          detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads>(

@@ -104,7 +104,7 @@ struct arrays {
     std::vector<T> host = on_device ? x.to_host() : host_x;
     std::vector<std::int32_t> p(n);
     std::iota(p.begin(), p.end(), 0);
-    const auto kind = detail::radix::kind_of<T>();
+    const auto kind = detail::key_kind_of<T>;
     const auto rank = [&](std::int32_t i) {
       U b;
       std::memcpy(&b, &host[static_cast<std::size_t>(i)], sizeof(T));
@@ -172,7 +172,7 @@ struct segment_arrays {
   std::string verify_output() {
     if (reference.empty()) {
       const std::vector<T> host = x.to_host();
-      const auto kind = detail::radix::kind_of<T>();
+      const auto kind = detail::key_kind_of<T>;
       std::vector<std::int32_t> p(seg);
       for (std::size_t s = 0; s < segments; ++s) {
         const auto rank = [&](std::int32_t i) {

@@ -18,13 +18,13 @@ template <class I>
 void search_entry<Size>::bounds(bound_sides sides, const execution_policy& policy, key_kind kind,
                                 span<const bits> sorted, span<const bits> queries, span<I> lower, span<I> upper,
                                 query_order order, std::size_t limit) {
-  bounds_spans(sides, policy, sorted, queries, lower, upper, ordered_less<bits>::of(kind), order, limit);
+  bounds_spans(sides, policy, sorted, queries, lower, upper, key_order<bits>{kind}, order, limit);
 }
 
 template <std::size_t Size>
 void search_entry<Size>::contains(const execution_policy& policy, key_kind kind, span<const bits> sorted,
                                   span<const bits> queries, span<std::uint8_t> found, query_order order) {
-  contains_spans(policy, sorted, queries, found, ordered_less<bits>::of(kind), order);
+  contains_spans(policy, sorted, queries, found, key_order<bits>{kind}, order);
 }
 
 }  // namespace prism::detail

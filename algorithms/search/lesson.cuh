@@ -54,8 +54,8 @@ void lower_bound_by_stage(search_stage stage, const execution_policy& policy,
            array_ref::output_apart(out, "the output").sized(m)},
           sorted.size_bytes() + queries.size_bytes() + out.size_bytes());
   if (m == 0) return;
-  using Comp = ordered_less<std::uint32_t>;
-  const bound_before<Comp> before{Comp::of(key_kind::unsigned_integer), false};
+  using Comp = key_order<std::uint32_t>;
+  const bound_before<Comp> before{Comp{key_kind::unsigned_integer}, false};
   const write_position<std::uint64_t> positions{reinterpret_cast<std::uint64_t*>(out.data())};
   translate_errors(algorithm, [&] {
     switch (stage) {

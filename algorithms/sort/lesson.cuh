@@ -173,7 +173,7 @@ void counted_radix_sort(const char* algorithm, const execution_policy& policy, c
       a.keys_out = to;
       a.begin = 0;
       a.count = n;
-      a.order = {detail::radix::key_kind::unsigned_integer, false};
+      a.order = {detail::key_kind::unsigned_integer, false};
       a.pass = p;
       a.tile_offsets = counts;
       a.tiles = static_cast<unsigned>(blocks);
@@ -194,7 +194,7 @@ inline void ranked_onesweep_sort(const char* algorithm, const execution_policy& 
                                  std::uint32_t* out, std::size_t n) {
   using order = detail::radix::bits_order<std::uint32_t>;
   detail::radix::onesweep_sort<std::uint32_t, std::uint32_t, false, false>(
-      algorithm, policy, in, out, nullptr, nullptr, false, n, order{detail::radix::key_kind::unsigned_integer, false});
+      algorithm, policy, in, out, nullptr, nullptr, false, n, order{detail::key_kind::unsigned_integer, false});
 }
 
 }  // namespace prism::lesson

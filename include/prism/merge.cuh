@@ -47,6 +47,7 @@
 #include <prism/primitives/block_scan.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/merge_path.cuh>
+#include <prism/primitives/radix_order.cuh>
 #include <prism/primitives/tile_state.cuh>
 #include <prism/scratch.hpp>
 #include <prism/span.hpp>
@@ -71,29 +72,6 @@
 
 namespace prism {
 namespace detail {
-
-// ---- the compiled types' order ----------------------------------------------------------------------
-
-// The order of <prism/merge.hpp> on keys held as unsigned bits B: each key mapped to an unsigned
-// integer whose order is the keys' (the radix sort's twiddle: the sign bit flipped, every bit of a
-// negative float; then one added to a negative float, which puts -0.0 on +0.0 and keeps every
-// other key where it was), compared as such. The kind is chosen at run time, so one instantiation
-// serves every type of one size; it enters as two masks, so the ordinal is four instructions and
-// no branch (the merge's sequential loop makes two per output: merge/float/raw in merge.md).
-template <class B>
-struct key_order {
-  key_kind kind;
-
-  __host__ __device__ B ordinal(B x) const {
-    constexpr int top = sizeof(B) * 8 - 1;
-    constexpr B sign = B(1) << top;
-    const B floating = kind == key_kind::floating_point ? B(~B(0)) : B(0);
-    const B flip = kind == key_kind::unsigned_integer ? B(0) : sign;
-    const B negative = static_cast<B>(static_cast<std::make_signed_t<B>>(x) >> top) & floating;
-    return static_cast<B>((x ^ (negative | flip)) - negative);
-  }
-  __host__ __device__ bool operator()(B x, B y) const { return ordinal(x) < ordinal(y); }
-};
 
 // ---- the tile: block_size threads x merge_items elements (<prism/primitives/merge_path.cuh>) -----
 // Threads and Items below say the tile's shape where a kernel takes others (bench_merge's

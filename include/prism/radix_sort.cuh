@@ -302,7 +302,7 @@ template <sort_key K>
 void sort_keys(const execution_policy& policy, span<const K> keys_in, span<K> keys_out, sort_order order) {
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
-  radix_sort_keys("sort", policy, keys_in, keys_out, radix::bits_order<B>{radix::kind_of<K>(), descending},
+  radix_sort_keys("sort", policy, keys_in, keys_out, radix::bits_order<B>{key_kind_of<K>, descending},
                   cub_by_type<K>(descending), [&](const auto& p, K* keys, std::size_t n) {
                     if (descending) {
                       thrust::stable_sort(p, keys, keys + n, cuda::std::greater<K>{});
@@ -318,7 +318,7 @@ void sort_pairs(const execution_policy& policy, span<const K> keys_in, span<cons
   using B = sort_bits<K>;
   const bool descending = order == sort_order::descending;
   radix_sort_pairs("sort_by_key", policy, keys_in, values_in, keys_out, values_out,
-                   radix::bits_order<B>{radix::kind_of<K>(), descending}, cub_by_type<K>(descending),
+                   radix::bits_order<B>{key_kind_of<K>, descending}, cub_by_type<K>(descending),
                    [&](const auto& p, K* keys, V* values, std::size_t n) {
                      if (descending) {
                        thrust::stable_sort_by_key(p, keys, keys + n, values, cuda::std::greater<K>{});
@@ -343,7 +343,7 @@ void argsort(const execution_policy& policy, span<const K> keys, span<I> indices
   const K* k = keys.data();
   I* idx = indices.data();
   const cudaStream_t stream = policy.stream();
-  const radix::bits_order<B> by_bits{radix::kind_of<K>(), descending};
+  const radix::bits_order<B> by_bits{key_kind_of<K>, descending};
   const radix::index_order<radix::bits_order<B>, I> by_key{reinterpret_cast<const B*>(k), by_bits};
   // Thrust has no argsort: the positions, merge-sorted by their keys.
   const auto on_thrust = [&](const auto& p) {

@@ -37,6 +37,7 @@
 // both ways and so get the caller's comp, by side.
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
+#include <prism/primitives/radix_order.cuh>
 #include <prism/scratch.hpp>
 #include <prism/search.hpp>
 #include <prism/span.hpp>
@@ -60,28 +61,8 @@ namespace detail {
 
 // ---- the comparisons ------------------------------------------------------------------------------
 
-// The documented order of the standard types on their bits (<prism/search.hpp>, key_kind): each
-// element's key is its bits with a mask XORed in, chosen by the sign bit.
-template <class U>
-struct ordered_less {
-  static constexpr U sign = U{1} << (sizeof(U) * 8 - 1);
-  U negative_mask, positive_mask;
-  bool zero_is_signed;  // floating point: -0.0 (the sign bit alone) is +0.0
-
-  static ordered_less of(key_kind kind) {
-    switch (kind) {
-      case key_kind::signed_integer: return {sign, sign, false};
-      case key_kind::floating_point: return {static_cast<U>(~U{0}), sign, true};
-      case key_kind::unsigned_integer: break;
-    }
-    return {0, 0, false};
-  }
-  __host__ __device__ U key(U bits) const {
-    if (zero_is_signed && bits == sign) bits = 0;
-    return bits ^ ((bits & sign) != 0 ? negative_mask : positive_mask);
-  }
-  __host__ __device__ bool operator()(U a, U b) const { return key(a) < key(b); }
-};
+// The standard elements compare by their bits in the documented order (<prism/search.hpp>, key_kind):
+// key_order (<prism/primitives/radix_order.cuh>), the order the sorts and merges share.
 
 // Whether an element goes before the query's position: for the lower bound comp(element, query),
 // for the upper bound !comp(query, element) (element not after the query).
@@ -482,12 +463,6 @@ void contains_spans(const execution_policy& policy, span<const T> sorted, span<c
                            cub_search(algorithm, policy, a, n, q, m, through, comp, false, false);
                          },
                  });
-}
-
-// The compiled layer's comparison of standard elements by their bits.
-template <class U>
-ordered_less<U> ordered_by(key_kind kind) {
-  return ordered_less<U>::of(kind);
 }
 
 }  // namespace detail

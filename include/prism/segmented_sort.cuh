@@ -50,7 +50,7 @@ inline constexpr bool carries_values = !std::is_same_v<V, no_values>;
 
 template <class B>
 struct ordered_key {
-  radix::key_kind kind;
+  key_kind kind;
   bool descending;
   __host__ __device__ B operator()(B bits) const { return radix::ordered(bits, kind, descending); }
 };
@@ -360,7 +360,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
   const array_ref offsets{list.offsets, list.offsets_count, list.offsets_count * list.offset_bytes, false,
                           "the offsets"};
   const auto on_thrust = [&](const auto& p) {
-    segmented_sorting::two_pass_sort(p, algorithm, policy, seg, segmented_sorting::ordered_key<B>{radix::kind_of<K>(), descending},
+    segmented_sorting::two_pass_sort(p, algorithm, policy, seg, segmented_sorting::ordered_key<B>{key_kind_of<K>, descending},
                              kin, kout, vin, vout, stream);
   };
   const auto impls = implementations{
@@ -372,13 +372,13 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
       .thrust = on_thrust,
       .raw =
           [&] {
-            segmented_sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<B>{radix::kind_of<K>(), descending},
+            segmented_sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<B>{key_kind_of<K>, descending},
                                           kin, kout, vin, vout);
           },
       .cub =
           [&] {
             segmented_sorting::cub_segmented_sort(algorithm, policy, seg,
-                                          segmented_sorting::ordered_key<B>{radix::kind_of<K>(), descending}, kin, kout, vin,
+                                          segmented_sorting::ordered_key<B>{key_kind_of<K>, descending}, kin, kout, vin,
                                           vout);
           },
   };

@@ -139,7 +139,7 @@ void cub_top_k(const char* algorithm, const execution_policy& policy, const U* x
       });
   // Unordered: by position (an unsigned sort of the indices), then stably by the family's order.
   radix::onesweep_sort<I, U, true>(algorithm, policy, indices, indices, values, values, false, k,
-                             radix::bits_order<I>{radix::key_kind::unsigned_integer, false});
+                             radix::bits_order<I>{key_kind::unsigned_integer, false});
   radix::onesweep_sort<U, I, true>(algorithm, policy, values, values, indices, indices, false, k,
                              radix::bits_order<U>{rank.kind, rank.largest});
 }
@@ -171,7 +171,7 @@ void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x,
     refuse_top_k(std::to_string(row_length) + " elements are more than int32 indices can number; use int64");
   }
   const std::size_t rows = row_length == 0 ? 0 : n / row_length;
-  const top_k_rank<U> rank{radix_kind(kind), largest};
+  const top_k_rank<U> rank{kind, largest};
   const U* in = x.data();
   U* v = values.data();
   I* idx = indices.data();
@@ -285,12 +285,12 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
   // checks are this call's, and the pairs are memory of this call's own, which a stream capturing
   // a graph has not made yet (a public call would refuse it as not device memory).
   namespace sorting = segmented_sorting;
-  const radix::key_kind ranks_kind = radix::key_kind::unsigned_integer;
+  const key_kind ranks_kind = key_kind::unsigned_integer;
   const bool sorted = n > 0 && seg.segments > 0;  // without elements every slot is padding
   const auto on_thrust = [&](const auto& p, U* ranks, std::uint64_t* positions) {
     if (sorted) {
       thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), n,
-                         rank_and_position<U>{x.data(), ranks, positions, {radix_kind(kind), largest}});
+                         rank_and_position<U>{x.data(), ranks, positions, {kind, largest}});
       sorting::two_pass_sort(p, algorithm, policy, seg, sorting::ordered_key<U>{ranks_kind, false}, ranks, ranks,
                              positions, positions, stream);
     }
@@ -308,7 +308,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
     with_device_pairs([&](U* r, std::uint64_t* q) {
       if (sorted) {
         launch(algorithm, "for_each_index_kernel", for_each_index_kernel<rank_and_position<U>>, stride_blocks(n),
-               block_size, stream, rank_and_position<U>{x.data(), r, q, {radix_kind(kind), largest}}, n);
+               block_size, stream, rank_and_position<U>{x.data(), r, q, {kind, largest}}, n);
         if (which == impl::raw) {
           sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<U>{ranks_kind, false}, r, r, q, q);
         } else {
@@ -342,7 +342,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
                    [&] {
                      if (segment_select_serves(segments, k)) {
                        segment_select(algorithm, policy, x.data(), seg, k, values.data(), indices.data(),
-                                      top_k_rank<U>{radix_kind(kind), largest});
+                                      top_k_rank<U>{kind, largest});
                      } else {
                        on_gpu(impl::raw);
                      }

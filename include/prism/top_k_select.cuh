@@ -33,16 +33,10 @@
 
 namespace prism::detail {
 
-inline radix::key_kind radix_kind(key_kind kind) {
-  return kind == key_kind::floating_point   ? radix::key_kind::floating
-         : kind == key_kind::signed_integer ? radix::key_kind::signed_integer
-                                              : radix::key_kind::unsigned_integer;
-}
-
 // An element's rank: the smaller, the better.
 template <class U>
 struct top_k_rank {
-  radix::key_kind kind;
+  key_kind kind;
   bool largest;
   __host__ __device__ U operator()(U bits) const { return radix::ordered(bits, kind, largest); }
 };

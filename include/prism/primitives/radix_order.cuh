@@ -9,6 +9,8 @@
 //   decomposed_order<K, D>  a caller's key type K, by the arithmetic fields its decomposer D names
 //                           (CUB's convention: D(key) is a cuda::std::tuple of references to them,
 //                           the most significant first): the fields' ordered bits side by side.
+//   key_order<B>            the standard keys' order, ascending, as a comparison on their bits
+//                           (search, merge, the set operations, the distributed sort).
 //
 // Each gives its number of 8-bit digits (`passes`), digit(key, pass) for pass 0 (the least
 // significant) on, and a strict weak order, operator()(a, b), that agrees with the digits: what
@@ -19,10 +21,13 @@
 // (its bits' two's complement: the complement plus one, so that -0.0 lands where +0.0 does and the
 // two are one key; every other value keeps a place of its own). Descending complements the
 // result. So NaNs sort by their bits: after +inf with the sign bit clear, before -inf with it set
-// (<prism/sort.hpp> has the whole order). The map is three masks chosen once per call, then a
-// shift, three logic operations and a subtraction per key, without a branch (`order_masks`): the
-// sort kernels compute a key's digit several times per pass, and an instruction-bound pass pays
-// for each (docs/benchmarks/sort.md, "Fewer instructions a key").
+// (<prism/sort.hpp> has the whole order). The map is three masks chosen once per call from the
+// key's kind (<prism/key_kind.hpp>; `key_map`, `order_masks`), then a shift, three logic operations
+// and a subtraction per key, without a branch: the sort kernels compute a key's digit several
+// times per pass, and an instruction-bound pass pays for each (docs/benchmarks/sort.md, "Fewer
+// instructions a key").
+#include <prism/key_kind.hpp>
+
 #include <cuda/std/bit>
 #include <cuda/std/tuple>
 
@@ -38,34 +43,29 @@ namespace detail::radix {
 inline constexpr unsigned digit_bits = 8;
 inline constexpr unsigned radix = 1u << digit_bits;  // digits per pass
 
-enum class key_kind : unsigned { unsigned_integer, signed_integer, floating };
-
-template <class K>
-__host__ __device__ constexpr key_kind kind_of() {
-  if constexpr (std::is_floating_point_v<K>) {
-    return key_kind::floating;
-  } else if constexpr (std::is_signed_v<K>) {
-    return key_kind::signed_integer;
-  } else {
-    return key_kind::unsigned_integer;
-  }
-}
-
-// The map above for keys of bits B, as masks: `floating` keeps a negative float's sign spread over
-// every bit (zero for integers), `flip` is the sign bit (zero for unsigned), `complement` every
-// bit when descending.
+// The map above for keys of bits B, ascending, as masks: `floating` keeps a negative float's sign
+// spread over every bit (zero for integers), `flip` is the sign bit (zero for unsigned).
 template <class B>
-struct order_masks {
-  B floating, flip, complement;
-  __host__ __device__ order_masks(key_kind kind, bool descending)
-      : floating(kind == key_kind::floating ? B(~B(0)) : B(0)),
-        flip(kind == key_kind::unsigned_integer ? B(0) : B(B(1) << (8 * sizeof(B) - 1))),
-        complement(descending ? B(~B(0)) : B(0)) {}
+struct key_map {
+  B floating, flip;
+  __host__ __device__ explicit key_map(key_kind kind)
+      : floating(kind == key_kind::floating_point ? B(~B(0)) : B(0)),
+        flip(kind == key_kind::unsigned_integer ? B(0) : B(B(1) << (8 * sizeof(B) - 1))) {}
   // The unsigned integer whose order is the key's order.
   __host__ __device__ B operator()(B bits) const {
     const B negative = B(static_cast<std::make_signed_t<B>>(bits) >> (8 * sizeof(B) - 1)) & floating;
-    return B(B(B(bits ^ (negative | flip)) - negative) ^ complement);
+    return B(B(bits ^ (negative | flip)) - negative);
   }
+};
+
+// ... in either direction: `complement` is every bit when descending.
+template <class B>
+struct order_masks {
+  key_map<B> map;
+  B complement;
+  __host__ __device__ order_masks(key_kind kind, bool descending)
+      : map(kind), complement(descending ? B(~B(0)) : B(0)) {}
+  __host__ __device__ B operator()(B bits) const { return B(map(bits) ^ complement); }
 };
 
 template <class B>
@@ -107,7 +107,7 @@ template <> struct unsigned_of<8> { using type = std::uint64_t; };
 template <class F>
 __host__ __device__ typename unsigned_of<sizeof(F)>::type ordered_field(F value, bool descending) {
   using U = typename unsigned_of<sizeof(F)>::type;
-  return ordered(cuda::std::bit_cast<U>(value), kind_of<F>(), descending);
+  return ordered(cuda::std::bit_cast<U>(value), key_kind_of<F>, descending);
 }
 
 // What a decomposer returns: a tuple of references to fields.
@@ -200,5 +200,20 @@ struct index_order {
 };
 
 }  // namespace detail::radix
+
+namespace detail {
+
+// The same order, ascending, as a comparison of keys by their bits: what the searches, the merges
+// and the set operations compare with, and the distributed sort's splitters; ordinal(x) is the
+// key's place in it (key_map above).
+template <class B>
+struct key_order {
+  radix::key_map<B> map;
+  __host__ __device__ explicit key_order(key_kind kind) : map(kind) {}
+  __host__ __device__ B ordinal(B x) const { return map(x); }
+  __host__ __device__ bool operator()(B x, B y) const { return map(x) < map(y); }
+};
+
+}  // namespace detail
 
 }  // namespace prism
