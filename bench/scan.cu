@@ -19,6 +19,8 @@
 //     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
 //                                                block, rounds of 16-byte vectors per thread) than
 //                                                its own, run directly: which shape 8-byte values want
+//   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
+//     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -350,7 +352,7 @@ void register_counted_and_in_place(bool gpu) {
 
 // One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
 // <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are).
-template <operation op, int Threads, int Rounds, class T>
+template <operation op, int Threads, int Rounds, bool Staged, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
   const execution_policy policy = par.with(impl::raw);
@@ -374,7 +376,7 @@ void call_in_shape(arrays<T>& a) {
   } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
     using U = std::make_unsigned_t<T>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
-                                          functors::equal_to<U>, Threads, Rounds>;
+                                          functors::equal_to<U>, Threads, Rounds, Staged>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
@@ -391,25 +393,26 @@ void call_in_shape(arrays<T>& a) {
     });
   } else {
     static_assert(op == operation::reduce_by_key);
-    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds>;
+    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
   }
 }
 
-template <operation op, int Threads, int Rounds, class T = std::int64_t>
+template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
-    const std::string row = row_name(name_of(op), type, "raw_" + std::to_string(Threads) + "x" + std::to_string(Rounds), n);
+    const std::string shape = std::string(Staged ? "raw_staged_" : "raw_") + std::to_string(Threads) + "x" + std::to_string(Rounds);
+    const std::string row = row_name(name_of(op), type, shape, n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged>(a); };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -452,6 +455,14 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
+  // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
+  // Staged), in the tiles whose staging fits beside the engine's own shared memory.
+  register_shape<operation::run_length_encode, 256, 4, std::int32_t, true>();
+  register_shape<operation::run_length_encode, 128, 8, std::int32_t, true>();
+  register_shape<operation::run_length_encode, 128, 4, std::int64_t, true>();
+  register_shape<operation::reduce_by_key, 256, 2, float, true>();
+  register_shape<operation::reduce_by_key, 128, 4, float, true>();
+  register_shape<operation::reduce_by_key, 256, 2, std::int32_t, true>();
 }
 
 template <class T>

@@ -344,19 +344,32 @@ template <class C>
 struct ones {};
 
 // Rounds by the arrays read: the keys, and the values unless they are run-length encoding's ones.
+// Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
+// with consecutive threads on consecutive runs (CUB's two-phase scatter), instead of each thread
+// storing its own runs where they fall; a variant for bench_scan's raw_staged_<threads>x<rounds>
+// rows (its tiles must leave the engine room within 48 KB of shared memory).
 template <class K, class T, class Values, class Op, class Eq, int Threads = scan_threads,
-          int Rounds = std::is_same_v<Values, ones<T>> ? keyed_rounds_of<K> : keyed_rounds_of<K, T>>
+          int Rounds = std::is_same_v<Values, ones<T>> ? keyed_rounds_of<K> : keyed_rounds_of<K, T>, bool Staged = false>
 struct reduce_by_key_program {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   using scan_type = run_sum<T>;
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds;
+  static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
   struct items {
     K key[vector];
     bool head[vector];
   };
-  using shared_storage = nothing;
+  // Run r of the tile's keys at r - before (the runs started before the tile); its sum at
+  // r - before + 1, slot 0 being the run the tile continues. Whether the tile's first element
+  // starts a run and whether its last ends one bound the sums it writes.
+  struct staged {
+    shared_array<K, items_per_tile> keys;
+    shared_array<T, items_per_tile + 1> sums;
+    bool head_first, tail_last;
+  };
+  using shared_storage = std::conditional_t<Staged, staged, nothing>;
   const K* keys;
   Values values;  // const T*, or ones<T>
   K* keys_out;
@@ -388,20 +401,39 @@ struct reduce_by_key_program {
     for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && (Whole::value || i + k < n) ? 1u : 0u, v[k]};
   }
   __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
-                       const tile_info<scan_type>&, shared_storage&) const {
+                       const tile_info<scan_type>& tile, shared_storage& shared) const {
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
       if (i + k >= n) break;
       running = {combine(running, s[k], combiner()), true};
       const std::uint64_t run = running.value.runs - 1;
-      if (it.head[k]) keys_out[run] = it.key[k];
       const bool last = i + k == n - 1;
       const bool tail = last || (k + 1 < vector ? it.head[k + 1] : !eq(it.key[k], keys[i + k + 1]));
-      if (tail) sums_out[run] = running.value.value;
+      if constexpr (Staged) {
+        const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
+        const std::size_t tile_last = (n - tile.base < items_per_tile ? n : tile.base + items_per_tile) - 1;
+        if (it.head[k]) shared.keys.data()[run - before] = it.key[k];
+        if (tail) shared.sums.data()[run + 1 - before] = running.value.value;
+        if (i + k == tile.base) shared.head_first = it.head[k];
+        if (i + k == tile_last) shared.tail_last = tail;
+      } else {
+        if (it.head[k]) keys_out[run] = it.key[k];
+        if (tail) sums_out[run] = running.value.value;
+      }
       if (last && count != nullptr) *count = run + 1;
     }
   }
-  __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
+  // Staged: the tile's keys, then the sums of the runs it ends: slots [head_first, heads] or, where
+  // its last element's run goes on, one fewer.
+  __device__ void finish(const tile_info<scan_type>& tile, shared_storage& shared) const {
+    if constexpr (Staged) {
+      const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
+      const auto heads = static_cast<unsigned>(tile.aggregate.runs);
+      for (unsigned j = threadIdx.x; j < heads; j += threads) keys_out[before + j] = shared.keys.data()[j];
+      const unsigned first = shared.head_first ? 1u : 0u, end = shared.tail_last ? heads + 1 : heads;
+      for (unsigned j = first + threadIdx.x; j < end; j += threads) sums_out[before - 1 + j] = shared.sums.data()[j];
+    }
+  }
 };
 
 // The partition's count of kept elements before its single pass (where the rejected ones start),
