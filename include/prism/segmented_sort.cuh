@@ -6,7 +6,7 @@
 // every implementation sorts the keys' ordered bits, so one instantiation serves each key size.
 //
 // Every order here is the sort family's one order: cpu, thrust and raw compare the keys' ordered
-// bits (radix::ordered of <prism/primitives/radix_order.cuh>, the radix sorts' transform); CUB
+// bits (radix::order_masks of <prism/primitives/radix_order.cuh>, the radix sorts' transform); CUB
 // sorts those bits themselves (below, "cub", says why).
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
@@ -47,13 +47,6 @@ template <class V>
 inline constexpr bool carries_values = !std::is_same_v<V, no_values>;
 
 // ---- thrust and cpu: two stable sorts, then a gather ------------------------------------------------
-
-template <class B>
-struct ordered_key {
-  key_kind kind;
-  bool descending;
-  __host__ __device__ B operator()(B bits) const { return radix::ordered(bits, kind, descending); }
-};
 
 struct part_of {
   bounds seg;
@@ -104,7 +97,7 @@ class work_memory {
 // sorting in place, so that no gather reads what another writes).
 template <class Policy, class B, class V>
 void two_pass_sort(const Policy& p, const char* algorithm, const execution_policy& policy, const bounds& seg,
-                   ordered_key<B> order, const B* kin, B* kout, const V* vin, V* vout, cudaStream_t stream) {
+                   radix::order_masks<B> order, const B* kin, B* kout, const V* vin, V* vout, cudaStream_t stream) {
   const std::size_t n = static_cast<std::size_t>(seg.n);
   const bool keys_copied = kin == kout;
   const bool values_copied = carries_values<V> && static_cast<const void*>(vin) == static_cast<void*>(vout);
@@ -280,7 +273,7 @@ struct bound_at {
 // carried is null (the keys themselves are CUB's values).
 template <class IO>
 __global__ void ordered_bits_kernel(IO io, typename IO::key_bits* ordered, typename IO::element* carried,
-                                    std::size_t n, ordered_key<typename IO::key_bits> order) {
+                                    std::size_t n, radix::order_masks<typename IO::key_bits> order) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
     const auto x = io.load(i);
     ordered[i] = order(IO::key_of(x));
@@ -299,7 +292,7 @@ __global__ void unpack_kernel(IO io, const typename IO::element* sorted, bounds 
 
 template <class B, class V>
 void cub_segmented_sort(const char* algorithm, const execution_policy& policy, const bounds& seg,
-                        ordered_key<B> order, const B* kin, B* kout, const V* vin, V* vout) {
+                        radix::order_masks<B> order, const B* kin, B* kout, const V* vin, V* vout) {
   using IO = segment_io<B, V>;
   using T = typename IO::element;
   const cudaStream_t stream = policy.stream();
@@ -360,7 +353,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
   const array_ref offsets{list.offsets, list.offsets_count, list.offsets_count * list.offset_bytes, false,
                           "the offsets"};
   const auto on_thrust = [&](const auto& p) {
-    segmented_sorting::two_pass_sort(p, algorithm, policy, seg, segmented_sorting::ordered_key<B>{key_kind_of<K>, descending},
+    segmented_sorting::two_pass_sort(p, algorithm, policy, seg, radix::order_masks<B>{key_kind_of<K>, descending},
                              kin, kout, vin, vout, stream);
   };
   const auto impls = implementations{
@@ -378,7 +371,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
       .cub =
           [&] {
             segmented_sorting::cub_segmented_sort(algorithm, policy, seg,
-                                          segmented_sorting::ordered_key<B>{key_kind_of<K>, descending}, kin, kout, vin,
+                                          radix::order_masks<B>{key_kind_of<K>, descending}, kin, kout, vin,
                                           vout);
           },
   };

@@ -141,7 +141,7 @@ void cub_top_k(const char* algorithm, const execution_policy& policy, const U* x
   radix::onesweep_sort<I, U, true>(algorithm, policy, indices, indices, values, values, false, k,
                              radix::bits_order<I>{key_kind::unsigned_integer, false});
   radix::onesweep_sort<U, I, true>(algorithm, policy, values, values, indices, indices, false, k,
-                             radix::bits_order<U>{rank.kind, rank.largest});
+                             radix::bits_order<U>{rank});
 }
 
 // ---- the implementations side by side -----------------------------------------------------------
@@ -291,7 +291,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
     if (sorted) {
       thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), n,
                          rank_and_position<U>{x.data(), ranks, positions, {kind, largest}});
-      sorting::two_pass_sort(p, algorithm, policy, seg, sorting::ordered_key<U>{ranks_kind, false}, ranks, ranks,
+      sorting::two_pass_sort(p, algorithm, policy, seg, radix::order_masks<U>{ranks_kind, false}, ranks, ranks,
                              positions, positions, stream);
     }
     thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), slots,
@@ -312,7 +312,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
         if (which == impl::raw) {
           sorting::raw_segmented_sort(algorithm, policy, seg, radix::bits_order<U>{ranks_kind, false}, r, r, q, q);
         } else {
-          sorting::cub_segmented_sort(algorithm, policy, seg, sorting::ordered_key<U>{ranks_kind, false}, r, r, q, q);
+          sorting::cub_segmented_sort(algorithm, policy, seg, radix::order_masks<U>{ranks_kind, false}, r, r, q, q);
         }
       }
       launch(algorithm, "for_each_index_kernel", for_each_index_kernel<take_segment_best<U, I>>, stride_blocks(slots),

@@ -33,13 +33,10 @@
 
 namespace prism::detail {
 
-// An element's rank: the smaller, the better.
+// An element's rank: the smaller, the better (the sort family's order, reversed for the largest:
+// top_k_rank<U>{kind, largest}).
 template <class U>
-struct top_k_rank {
-  key_kind kind;
-  bool largest;
-  __host__ __device__ U operator()(U bits) const { return radix::ordered(bits, kind, largest); }
-};
+using top_k_rank = radix::order_masks<U>;
 
 // ---- raw: radix select, filter, sort of k --------------------------------------------------------
 
@@ -247,7 +244,7 @@ void radix_select(const char* algorithm, const execution_policy& policy, const U
   // The k chosen, in index order: a stable sort by the sort family's order puts them best first,
   // equals in index order (a lease of its own: the one above has been given back).
   radix::onesweep_sort<U, I, true>(algorithm, policy, values, values, indices, indices, false, k,
-                             radix::bits_order<U>{rank.kind, rank.largest});
+                             radix::bits_order<U>{rank});
 }
 
 // ---- raw for small k: one read of x (fused select) -----------------------------------------------

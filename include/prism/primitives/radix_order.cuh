@@ -82,6 +82,7 @@ struct bits_order {
   order_masks<B> masks;
 
   __host__ __device__ bits_order(key_kind kind, bool descending) : masks(kind, descending) {}
+  __host__ __device__ explicit bits_order(order_masks<B> m) : masks(m) {}
   __host__ __device__ bits_order() : bits_order(key_kind::unsigned_integer, false) {}  // unsigned, ascending
   __host__ __device__ unsigned digit(B key, unsigned pass) const {
     return static_cast<unsigned>(masks(key) >> (pass * digit_bits)) & (radix - 1);
