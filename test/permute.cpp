@@ -45,8 +45,9 @@ template <class T>
 std::vector<T> random_bits(std::size_t n, std::uint64_t seed) {
   std::vector<T> v(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t b = mix(seed ^ mix(i));
-    std::memcpy(&v[i], &b, sizeof(T));  // any bits: NaN payloads and -0.0 included
+    std::uint64_t b[(sizeof(T) + 7) / 8];  // any bits: NaN payloads and -0.0 included
+    for (std::size_t w = 0; w < std::size(b); ++w) b[w] = mix(seed ^ mix(i * std::size(b) + w));
+    std::memcpy(&v[i], b, sizeof(T));
   }
   return v;
 }

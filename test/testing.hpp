@@ -3,6 +3,7 @@
 // What every prism test needs: random inputs with fresh seeds, arrays placed where an
 // implementation needs them, poisoned outputs, and the GPU-or-skip rule.
 #include <prism/buffer.hpp>
+#include <prism/error.hpp>
 #include <prism/execution.hpp>
 #include <prism/span.hpp>
 
@@ -200,6 +201,27 @@ template <class T>
 // A host copy of a huge array takes tens of GB and a serial check of it minutes: the huge tests
 // build their inputs on the device and check device arrays chunk by chunk, each chunk in parallel.
 inline constexpr std::size_t huge_chunk = std::size_t{1} << 26;
+
+// The GPU's memory in bytes (0 without one).
+inline std::size_t device_memory() {
+  std::size_t free = 0, total = 0;
+  return cudaMemGetInfo(&free, &total) == cudaSuccess ? total : 0;
+}
+
+// A huge call whose working set passes this GPU's memory is refused (prism::cuda_error with
+// cudaErrorMemoryAllocation, the caller's data untouched): on such a GPU the test is a skip that
+// says so, and any other failure stays the test's.
+//   PRISM_HUGE_CALL(prism::top_k(policy, x, 5, values, indices));
+#define PRISM_HUGE_CALL(call)                                                                        \
+  do {                                                                                               \
+    try {                                                                                            \
+      call;                                                                                          \
+    } catch (const ::prism::cuda_error& e) {                                                         \
+      if (e.code() != cudaErrorMemoryAllocation) throw;                                              \
+      GTEST_SKIP() << "too large for this GPU's " << (::prism::testing::device_memory() >> 20)        \
+                   << " MiB: " << e.what();                                                          \
+    }                                                                                                \
+  } while (false)
 
 // device[i] = pattern[i % pattern.size()] for i < n: a huge random array from a small random one,
 // copied over once, then doubled on the device (every copy's start is a multiple of the period).

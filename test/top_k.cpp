@@ -429,7 +429,8 @@ TEST_P(TopK, HugeUint32Past2To32) {
   fill_periodic(x.data(), huge, pattern);  // i mod 2^20: the largest, 2^20 - 1, at i = 2^20 - 1 + j 2^20
   prism::device_buffer<std::uint32_t> values(5);
   prism::device_buffer<std::int64_t> indices(5);
-  prism::top_k(prism::par.with(which), x, 5, values, indices);
+  // thrust sorts all n ranks with their 8-byte positions: about 28 bytes a key, 120 GB here.
+  PRISM_HUGE_CALL(prism::top_k(prism::par.with(which), x, 5, values, indices));
   prism::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto v = values.to_host();
   const auto idx = indices.to_host();

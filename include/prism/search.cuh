@@ -278,15 +278,32 @@ __global__ void __launch_bounds__(block_size)
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, total);
   unsigned ia = static_cast<unsigned>(merge_path(elements, a_count, tile_queries, b_count, diagonal, before));
   unsigned ib = diagonal - ia;
+  // Each thread owns the queries from its start to the next thread's. Sorted queries give rising
+  // starts; queries wrongly promised sorted may not, and then the starts are made rising (a running
+  // maximum) so that no two threads write one query's slot and every slot is written.
+  __shared__ unsigned query_start[block_size];
+  query_start[threadIdx.x] = ib;
+  __syncthreads();
+  unsigned next = threadIdx.x + 1 < blockDim.x ? query_start[threadIdx.x + 1] : b_count;
+  if (!__syncthreads_and(ib <= next)) {
+    if (threadIdx.x == 0) {
+      for (unsigned t = 1; t < blockDim.x; ++t) query_start[t] = cuda::std::max(query_start[t], query_start[t - 1]);
+    }
+    __syncthreads();
+    ib = query_start[threadIdx.x];
+    ia = diagonal - ib;
+    next = threadIdx.x + 1 < blockDim.x ? query_start[threadIdx.x + 1] : b_count;
+  }
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
     if (ia + ib >= total) break;
-    if (ib < b_count && (ia >= a_count || !before(elements[ia], tile_queries[ib]))) {
+    if (ib < next && (ia >= a_count || !before(elements[ia], tile_queries[ib]))) {
       found[ib++] = ia;
     } else {
       ++ia;
     }
   }
+  while (ib < next) found[ib++] = cuda::std::min(ia, a_count);  // only for queries that are not sorted
   __syncthreads();
   for (unsigned k = threadIdx.x; k < b_count; k += blockDim.x) out(j0 + k, i0 + found[k], tile_queries[k]);
 }
