@@ -91,11 +91,12 @@ enum class search_stage {
   textbook,    // 1: raw_naive: one thread per query, every level of the search in global memory
   staged_top,  // 2: the top 11 levels in shared memory, four queries per thread in flight
   merge_path,  // 3: sorted queries: the array and the queries merged, each read once
+  sort_first,  // 4: queries in any order sorted with their places (a radix sort), then stage 3
 };
 inline constexpr search_stage search_lesson[] = {search_stage::textbook, search_stage::staged_top,
-                                                 search_stage::merge_path};
+                                                 search_stage::merge_path, search_stage::sort_first};
 constexpr std::string_view name(search_stage stage) noexcept {
-  constexpr std::string_view names[] = {"textbook", "staged_top", "merge_path"};
+  constexpr std::string_view names[] = {"textbook", "staged_top", "merge_path", "sort_first"};
   return names[static_cast<int>(stage)];
 }
 
