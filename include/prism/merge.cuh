@@ -250,15 +250,16 @@ struct set_thread {
 
 template <class T, class Comp>
 __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
-                                         const tile_ranges& r, const T* s, std::size_t run_start_a,
+                                         const tile_ranges& r, const T* tile, std::size_t run_start_a,
                                          std::size_t run_start_b, Comp comp) {
   constexpr unsigned vt = merge_items<T>;
   const unsigned count = r.an + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
-  unsigned i = static_cast<unsigned>(merge_path(s, r.an, s + r.an, r.bn, diagonal, comp));
+  const T* s = tile + r.a_at;   // the tile's range of a
+  const T* sb = tile + r.b_at;  // and of b
+  unsigned i = static_cast<unsigned>(merge_path(s, r.an, sb, r.bn, diagonal, comp));
   unsigned j = diagonal - i;
   const unsigned i0 = i, j0 = j;
-  const T* sb = s + r.an;
   std::size_t run_a = 0, run_b = 0;  // global starts of the current runs of a and b
   const auto run_start = [&](const T* x, unsigned p, std::size_t first, std::size_t before) {
     // The first position of x[0, p] holding x[p]'s value; before the tile: `before`.
@@ -275,15 +276,23 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
   };
   const bool keep_a_matched = op == set_operation::set_intersection;
   const bool keep_b = op == set_operation::set_union || op == set_operation::set_symmetric_difference;
+  // The next a and the next b held in registers, as the merge's tile holds them: one shared-memory
+  // read per element (the one replacing the element taken), clamped into the tile where a side is
+  // done (every launched tile has an element); the last element taken from each side, for the run
+  // test.
+  const unsigned last = r.b_at + r.bn - 1;
+  const auto at = [&](unsigned place) { return tile[cuda::std::min(place, last)]; };
+  T next_a = at(r.a_at + i), next_b = at(r.b_at + j);
+  T prev_a = next_a, prev_b = next_b;
   set_thread<T, Comp> t;
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
     if (diagonal + k >= count) break;
-    const bool take_a = i < r.an && (j >= r.bn || !comp(sb[j], s[i]));
-    const T x = take_a ? s[i] : sb[j];
+    const bool take_a = i < r.an && (j >= r.bn || !comp(next_b, next_a));
+    const T x = take_a ? next_a : next_b;
     bool keep;
     if (take_a) {
-      if (i == i0 || comp(s[i - 1], x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
+      if (i == i0 || comp(prev_a, x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
       if (op == set_operation::set_union) {
         keep = true;
       } else {
@@ -291,16 +300,18 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
         const bool matched = probe < b_n && equivalent(element_at(b, probe, r.b0, r.bn, sb), x, comp);
         keep = matched == keep_a_matched;
       }
-      ++i;
+      prev_a = x;
+      next_a = at(r.a_at + ++i);
     } else {
-      if (j == j0 || comp(sb[j - 1], x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
+      if (j == j0 || comp(prev_b, x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
       if (!keep_b) {
         keep = false;
       } else {
         const std::size_t rank = r.b0 + j - run_b, after = r.a0 + i;  // after: the a's not after x
         keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s), x, comp));
       }
-      ++j;
+      prev_b = x;
+      next_b = at(r.b_at + ++j);
     }
     t.elements[k] = x;
     if (keep) {
@@ -344,7 +355,7 @@ __global__ void __launch_bounds__(block_size)
                     const std::size_t* partitions, tile_state<kept_count> states, unsigned* ticket, unsigned tiles,
                     T* out, std::size_t* total, Comp comp) {
   constexpr unsigned vt = merge_items<T>, tile_size = merge_tile<T>;
-  __shared__ shared_elements<T, tile_size> keys;
+  __shared__ shared_elements<T, tile_room<T, tile_size, tile_load::bulk>> keys;
   __shared__ std::size_t run_starts[2];
   __shared__ unsigned tile_ticket;
   __shared__ std::size_t tile_offset;
@@ -353,7 +364,8 @@ __global__ void __launch_bounds__(block_size)
   __syncthreads();
   const unsigned tile = tile_ticket;
   T* s = keys.data();
-  const tile_ranges r = load_tile(tile, a, a_n, b, b_n, partitions, s);
+  // By the copy engine, as raw's merge loads its tiles (merge/float/raw_512x15_bulk against raw_256x15).
+  const tile_ranges r = load_tile<T, block_size, vt, tile_load::bulk>(tile, a, a_n, b, b_n, partitions, s);
   if (threadIdx.x == 0) run_starts[0] = r.an > 0 ? global_run_start(a, r.a0, comp) : r.a0;
   if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? global_run_start(b, r.b0, comp) : r.b0;
   __syncthreads();
