@@ -67,23 +67,6 @@ void sort_then_take(const P& p, const U* x, std::size_t n, std::size_t k, U* val
   thrust::gather(p, indices, indices + k, x, values);
 }
 
-// Device memory for the baseline's n ranks and positions: stream-ordered from the device's pool
-// (Thrust takes prism's scratch for its own temporary storage, one lease a stream at a time).
-class stream_buffer {
- public:
-  stream_buffer(std::size_t bytes, cudaStream_t stream, const char* algorithm) : stream_(stream) {
-    check(cudaMallocAsync(&data_, bytes, stream), "cudaMallocAsync", algorithm);
-  }
-  ~stream_buffer() { (void)cudaFreeAsync(data_, stream_); }
-  stream_buffer(const stream_buffer&) = delete;
-  stream_buffer& operator=(const stream_buffer&) = delete;
-  void* get() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
-
 // ---- cub: DeviceTopK on (rank, ~position) pairs ---------------------------------------------------
 
 template <class U>
@@ -195,11 +178,12 @@ void top_k_spans(const execution_policy& policy, key_kind kind, span<const U> x,
                    },
                .thrust =
                    [&](const auto& p) {
-                     const stream_buffer ranks(row_length * sizeof(U), stream, algorithm);
-                     const stream_buffer positions(row_length * sizeof(I), stream, algorithm);
+                     // Blocks of their own: Thrust takes the stream's scratch for its sort meanwhile.
+                     const scratch ranks = acquire_separate_scratch(row_length * sizeof(U), policy, algorithm);
+                     const scratch positions = acquire_separate_scratch(row_length * sizeof(I), policy, algorithm);
                      each_row([&](const U* row, U* out, I* out_idx) {
-                       sort_then_take(p, row, row_length, k, out, out_idx, rank, static_cast<U*>(ranks.get()),
-                                      static_cast<I*>(positions.get()));
+                       sort_then_take(p, row, row_length, k, out, out_idx, rank, static_cast<U*>(ranks.device()),
+                                      static_cast<I*>(positions.device()));
                      });
                    },
                .raw =
@@ -297,12 +281,13 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
     thrust::for_each_n(p, thrust::counting_iterator<std::size_t>(0), slots,
                        take_segment_best<U, I>{seg, k, x.data(), positions, values.data(), indices.data()});
   };
-  // The n ranks and positions on the device: from the stream-ordered pool, since the segmented
-  // sort takes prism's scratch meanwhile.
+  // The n ranks and positions on the device: blocks of their own, since the segmented sort takes
+  // the stream's scratch meanwhile.
   const auto with_device_pairs = [&](auto&& body) {
-    const stream_buffer ranks(std::max<std::size_t>(n, 1) * sizeof(U), stream, algorithm);
-    const stream_buffer positions(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), stream, algorithm);
-    body(static_cast<U*>(ranks.get()), static_cast<std::uint64_t*>(positions.get()));
+    const scratch ranks = acquire_separate_scratch(std::max<std::size_t>(n, 1) * sizeof(U), policy, algorithm);
+    const scratch positions =
+        acquire_separate_scratch(std::max<std::size_t>(n, 1) * sizeof(std::uint64_t), policy, algorithm);
+    body(static_cast<U*>(ranks.device()), static_cast<std::uint64_t*>(positions.device()));
   };
   const auto on_gpu = [&](impl which) {
     with_device_pairs([&](U* r, std::uint64_t* q) {
