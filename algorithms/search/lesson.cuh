@@ -44,8 +44,8 @@
 //    scatter, where stage 2 pays a dependent sector read for each of ~17 levels: once the array
 //    is past the L2 cache and the queries are many, sorting them is the cheaper way to search.
 //    It needs scratch for the sorted queries and their places (about 3 m x 4 bytes).
+#include <prism/radix_sort.cuh>
 #include <prism/search.cuh>
-#include <prism/sort.hpp>
 
 #include <limits>
 #include <stdexcept>
@@ -64,24 +64,18 @@ struct to_query_place {
   }
 };
 
-template <class P>
-struct place_of_index {
-  P* place;
-  __device__ void operator()(std::size_t i) const { place[i] = static_cast<P>(i); }
-};
-
-// Stage 4 with places of type P (4 bytes while they fit: a quarter less to sort than 8).
+// Stage 4 with places of type P (4 bytes while they fit: 8-byte pairs to sort, not 12).
 template <class P, class Before, class Out>
 void search_sorting_first(const char* algorithm, const execution_policy& policy, span<const std::uint32_t> sorted,
                           span<const std::uint32_t> queries, Before before, Out out) {
   const std::size_t m = queries.size();
   const cudaStream_t stream = policy.stream();
-  const scratch lease = acquire_separate_scratch(m * (sizeof(std::uint32_t) + 2 * sizeof(P)), policy, algorithm);
-  auto* in_order = static_cast<std::uint32_t*>(lease.device());
-  auto* places = reinterpret_cast<P*>(in_order + m);
+  // The places first, so that 8-byte ones stay aligned whatever m is; the sorted queries after.
+  const scratch lease = acquire_separate_scratch(m * (2 * sizeof(P) + sizeof(std::uint32_t)), policy, algorithm);
+  auto* places = static_cast<P*>(lease.device());
   P* sorted_places = places + m;
-  launch(algorithm, "for_each_index_kernel", for_each_index_kernel<place_of_index<P>>, stride_blocks(m), block_size,
-         stream, place_of_index<P>{places}, m);
+  auto* in_order = reinterpret_cast<std::uint32_t*>(sorted_places + m);
+  launch(algorithm, "iota_kernel", sorting::iota_kernel<P>, stride_blocks(m), block_size, stream, places, m);
   sort_pairs<std::uint32_t, P>(policy, queries, span<const P>(places, m), span<std::uint32_t>(in_order, m),
                                span<P>(sorted_places, m), sort_order::ascending);
   search_raw(algorithm, policy, sorted.data(), sorted.size(), static_cast<const std::uint32_t*>(in_order), m, before,

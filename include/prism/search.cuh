@@ -282,9 +282,10 @@ __global__ void __launch_bounds__(block_size)
   // starts; queries wrongly promised sorted may not, and then the starts are made rising (a running
   // maximum) so that no two threads write one query's slot and every slot is written.
   __shared__ unsigned query_start[block_size];
+  const auto next_start = [&] { return threadIdx.x + 1 < blockDim.x ? query_start[threadIdx.x + 1] : b_count; };
   query_start[threadIdx.x] = ib;
   __syncthreads();
-  unsigned next = threadIdx.x + 1 < blockDim.x ? query_start[threadIdx.x + 1] : b_count;
+  unsigned next = next_start();
   if (!__syncthreads_and(ib <= next)) {
     if (threadIdx.x == 0) {
       for (unsigned t = 1; t < blockDim.x; ++t) query_start[t] = cuda::std::max(query_start[t], query_start[t - 1]);
@@ -292,7 +293,7 @@ __global__ void __launch_bounds__(block_size)
     __syncthreads();
     ib = query_start[threadIdx.x];
     ia = diagonal - ib;
-    next = threadIdx.x + 1 < blockDim.x ? query_start[threadIdx.x + 1] : b_count;
+    next = next_start();
   }
 #pragma unroll
   for (unsigned k = 0; k < vt; ++k) {
