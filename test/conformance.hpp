@@ -225,7 +225,8 @@ TYPED_TEST_P(GpuConformance, SizesEveryImplementation) {
 // one shared stream.
 TYPED_TEST_P(GpuConformance, HostThreads) {
   using A = TypeParam;
-  constexpr int threads = 8, calls = 20;
+  constexpr int threads = 8;
+  const int calls = repeats(20);
   const std::size_t n = large((1u << 18) + 3);
   owned_stream shared;
   for (prism::impl which : gpu_implementations<A>()) {
@@ -298,10 +299,10 @@ TYPED_TEST_P(GpuConformance, GraphCapture) {
     cudaGraphExec_t exec;
     check_cuda(cudaGraphInstantiate(&exec, graph, 0));
 
-    device_case<A> large((1u << 22) + 5, fresh_seed());
-    A::run(prism::par.on(s.get()).with(which), large.x, large.out);
+    device_case<A> larger(large((1u << 22) + 5), fresh_seed());
+    A::run(prism::par.on(s.get()).with(which), larger.x, larger.out);
     check_cuda(cudaStreamSynchronize(s.get()));
-    EXPECT_TRUE(large.check());
+    EXPECT_TRUE(larger.check());
     for (int replay = 0; replay < 3; ++replay) {
       small.in = kit_input<A>(small.in.size(), fresh_seed());
       small.x.copy_from(small.in);

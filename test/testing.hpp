@@ -105,11 +105,18 @@ void for_each_type(types<T...>, F&& body) {
 // the sanitizers, which slow kernels a hundredfold and more): then a size past 2^16 becomes 2^16
 // plus its low 12 bits (odd stays odd, 2^20 + 3 becomes 2^16 + 3): still many tiles of every
 // kernel and several blocks of every grid, where a hazard shows as well as in the thousandth.
-inline std::size_t large(std::size_t n) {
+inline bool testing_small() {
   static const bool small = std::getenv("PRISM_TEST_SMALL") != nullptr;
-  constexpr std::size_t cap = std::size_t{1} << 16;
-  return small && n > cap ? cap + (n & 0xFFF) : n;
+  return small;
 }
+inline std::size_t large(std::size_t n) {
+  constexpr std::size_t cap = std::size_t{1} << 16;
+  return testing_small() && n > cap ? cap + (n & 0xFFF) : n;
+}
+
+// A test's repetitions (calls per host thread, rounds), as given unless PRISM_TEST_SMALL is set:
+// then 2, enough for the tools to see two calls share a stream's scratch.
+inline int repeats(int n) { return testing_small() ? std::min(n, 2) : n; }
 
 // A fresh seed per call, reported by the caller through SCOPED_TRACE so a failure can be replayed.
 inline std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B97F4A7C15ull + 1; }
