@@ -4,7 +4,9 @@
 // Rows (algorithm/type/implementation/n; n = 2^10 and 2^28 queries into a sorted array of n):
 //   lower_bound/<type>          queries at random, uniform over the array's range
 //   lower_bound_sorted/<type>   the same queries sorted, passed as query_order::sorted
-//   lower_bound/uint32/lesson_<stage>/n   the lesson's stages (merge_path with the sorted queries)
+//   lower_bound/uint32/lesson_<stage>/n   the lesson's stages (merge_path with the sorted queries);
+//                               staged_top and sort_first also at 2^22, 2^24 and 2^26, where raw
+//                               turns from one to the other
 // Types: float and int64 by default (PRISM_BENCH_TYPES=all: the six). cpu rows at 2^10 only.
 //
 // Bytes: the fewest a search must move: the sorted array and the queries read once, the int64
@@ -175,15 +177,21 @@ void register_type(bool gpu) {
 
 void register_lesson() {
   using T = std::uint32_t;
-  for (std::int64_t n : row_sizes) {
-    for (search_stage stage : search_lesson) {
-      const bool in_order = stage == search_stage::merge_path;
-      for (cache c : cache_modes(traffic_of<T>(n))) {
-        register_row<T>(row_name(in_order ? "lower_bound_sorted" : "lower_bound", "uint32",
-                                 "lesson_" + std::string(name(stage)), n, c),
-                        n, true, in_order, c, [=](arrays<T>& a) { a.call(stage, in_order); });
-      }
+  const auto stage_row = [](search_stage stage, std::int64_t n) {
+    const bool in_order = stage == search_stage::merge_path;
+    for (cache c : cache_modes(traffic_of<T>(n))) {
+      register_row<T>(row_name(in_order ? "lower_bound_sorted" : "lower_bound", "uint32",
+                               "lesson_" + std::string(name(stage)), n, c),
+                      n, true, in_order, c, [=](arrays<T>& a) { a.call(stage, in_order); });
     }
+  };
+  for (std::int64_t n : row_sizes) {
+    for (search_stage stage : search_lesson) stage_row(stage, n);
+  }
+  // Between them, where raw's random search turns to sorting the queries first (sort_first_pays).
+  for (std::int64_t n : {std::int64_t{1} << 22, std::int64_t{1} << 24, std::int64_t{1} << 26}) {
+    stage_row(search_stage::staged_top, n);
+    stage_row(search_stage::sort_first, n);
   }
 }
 

@@ -219,6 +219,38 @@ TEST_P(Search, Large) {
   });
 }
 
+// Many random queries in an array well past the L2 cache: raw sorts the queries first (the
+// lesson's stage 4, by the sort family's radix sort of each key kind) and searches by merge path,
+// each result going to its query's place. Float (NaNs, both zeros), int32 and int64 keys; then an
+// array that is not sorted, where every output must still be written.
+TEST_P(Search, RawSortsManyRandomQueriesFirst) {
+  const impl which = GetParam();
+  if (which != impl::raw) GTEST_SKIP() << "raw's own path (sort_first_pays)";
+  if (auto why = missing_gpu(which); !why.empty()) GTEST_SKIP() << why;
+  if (testing_small()) GTEST_SKIP() << "past the L2 cache: too large under PRISM_TEST_SMALL";
+  const std::size_t m = (std::size_t{1} << 24) + 5;
+  for_each_type(types<float, std::int32_t, std::int64_t>{}, [&]<class T>() {
+    const std::size_t n = (std::size_t{1} << 28) / sizeof(T) + 3;
+    ASSERT_GT(n * sizeof(T), 4 * prism::detail::l2_cache_bytes()) << "the array must be past the cache";
+    check_search<T, std::int64_t>(which, n, m, false, 0);
+  });
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "an array not sorted, seed " << seed);
+  const std::size_t n = (std::size_t{1} << 26) + 3;
+  std::vector<std::uint32_t> a(n);
+  for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<std::uint32_t>(mix(seed + i));
+  const auto q = queries_for<std::uint32_t>(a, m, seed, false);
+  placed_array<std::uint32_t> sorted(a, memory::device), queries(q, memory::device);
+  placed_array<std::int64_t> out(std::vector<std::int64_t>(m, -7), memory::device);
+  prism::lower_bound(prism::par.with(which), sorted.view(), queries.view(), out.view());
+  synchronize_for(which);
+  const auto got = out.values();
+  for (std::size_t i = 0; i < m; ++i) {
+    ASSERT_GE(got[i], 0) << "query " << i << " not written";
+    ASSERT_LE(got[i], static_cast<std::int64_t>(n)) << "query " << i;
+  }
+}
+
 // The documented order by hand: -0.0 and +0.0 are one value, NaNs sit by their sign bit, and the
 // array prism::sort makes is the array these search.
 TEST_P(Search, FloatOrderAsDocumented) {

@@ -225,18 +225,25 @@ int device_count() {
   return count;
 }
 
-int multiprocessor_count() {
+namespace {
+// One attribute of the current device, asked once per device.
+template <cudaDeviceAttr Attribute>
+int device_attribute() {
   static std::array<std::atomic<int>, 64> cached{};
   int device = 0;
   if (device_count() != 1) check(cudaGetDevice(&device), "cudaGetDevice");
   if (device < 64) {
     if (const int known = cached[device].load(std::memory_order_relaxed)) return known;
   }
-  int count = 0;
-  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  if (device < 64) cached[device].store(count, std::memory_order_relaxed);
-  return count;
+  int value = 0;
+  check(cudaDeviceGetAttribute(&value, Attribute, device), "cudaDeviceGetAttribute");
+  if (device < 64) cached[device].store(value, std::memory_order_relaxed);
+  return value;
 }
+}  // namespace
+
+int multiprocessor_count() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
+std::size_t l2_cache_bytes() { return static_cast<std::size_t>(device_attribute<cudaDevAttrL2CacheSize>()); }
 }  // namespace detail
 
 namespace detail {

@@ -43,44 +43,11 @@
 //    its query's place. About 40 bytes move per 4-byte query, every one coalesced but the last
 //    scatter, where stage 2 pays a dependent sector read for each of ~17 levels: once the array
 //    is past the L2 cache and the queries are many, sorting them is the cheaper way to search.
-//    It needs scratch for the sorted queries and their places (about 3 m x 4 bytes).
-#include <prism/radix_sort.cuh>
+//    It needs scratch for the sorted queries and their places (about 3 m x 4 bytes). raw takes it
+//    for random queries that are many, in an array well past the L2 cache (sort_first_pays).
 #include <prism/search.cuh>
 
-#include <limits>
-#include <stdexcept>
-#include <string>
-
 namespace prism::detail {
-
-// Stage 4's output: the position found for the i-th query in sorted order goes to its own place.
-template <class Out, class P>
-struct to_query_place {
-  Out out;
-  const P* place;
-  template <class Q>
-  __device__ void operator()(std::size_t i, std::size_t position, const Q& query) const {
-    out(place[i], position, query);
-  }
-};
-
-// Stage 4 with places of type P (4 bytes while they fit: 8-byte pairs to sort, not 12).
-template <class P, class Before, class Out>
-void search_sorting_first(const char* algorithm, const execution_policy& policy, span<const std::uint32_t> sorted,
-                          span<const std::uint32_t> queries, Before before, Out out) {
-  const std::size_t m = queries.size();
-  const cudaStream_t stream = policy.stream();
-  // The places first, so that 8-byte ones stay aligned whatever m is; the sorted queries after.
-  const scratch lease = acquire_separate_scratch(m * (2 * sizeof(P) + sizeof(std::uint32_t)), policy, algorithm);
-  auto* places = static_cast<P*>(lease.device());
-  P* sorted_places = places + m;
-  auto* in_order = reinterpret_cast<std::uint32_t*>(sorted_places + m);
-  launch(algorithm, "iota_kernel", sorting::iota_kernel<P>, stride_blocks(m), block_size, stream, places, m);
-  sort_pairs<std::uint32_t, P>(policy, queries, span<const P>(places, m), span<std::uint32_t>(in_order, m),
-                               span<P>(sorted_places, m), sort_order::ascending);
-  search_raw(algorithm, policy, sorted.data(), sorted.size(), static_cast<const std::uint32_t*>(in_order), m, before,
-             to_query_place<Out, P>{out, sorted_places}, true);
-}
 
 void lower_bound_by_stage(search_stage stage, const execution_policy& policy,
                                  span<const std::uint32_t> sorted, span<const std::uint32_t> queries,
@@ -107,13 +74,17 @@ void lower_bound_by_stage(search_stage stage, const execution_policy& policy,
       case search_stage::merge_path:
         search_raw(algorithm, policy, sorted.data(), n, queries.data(), m, before, positions, true);
         break;
-      case search_stage::sort_first:
-        if (m <= std::numeric_limits<std::uint32_t>::max()) {
-          search_sorting_first<std::uint32_t>(algorithm, gpu, sorted, queries, before, positions);
-        } else {
-          search_sorting_first<std::uint64_t>(algorithm, gpu, sorted, queries, before, positions);
-        }
+      case search_stage::sort_first: {
+        const bool sorted_first =
+            with_queries_sorted(algorithm, gpu, key_kind::unsigned_integer, queries,
+                                [&]<class P>(const std::uint32_t* in_order, const P* places) {
+                                  search_raw(algorithm, gpu, sorted.data(), n, in_order, m, before,
+                                             to_query_place<write_position<std::uint64_t>, P>{positions, places}, true);
+                                });
+        // raw falls back to the search without sorting; the stage itself has no other way.
+        if (!sorted_first) throw cuda_error(cudaErrorMemoryAllocation, "the sorted queries' scratch", algorithm);
         break;
+      }
     }
   });
 }

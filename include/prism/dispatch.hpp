@@ -140,6 +140,9 @@ int device_count();
 // The number of multiprocessors of the current device (cached per device): what a grid that fills
 // the GPU once is sized from.
 int multiprocessor_count();
+// The L2 cache's bytes on the current device (cached per device): past it, a random access is a
+// trip to DRAM.
+std::size_t l2_cache_bytes();
 }  // namespace detail
 
 }  // namespace prism

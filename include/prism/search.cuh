@@ -27,6 +27,8 @@
 //                merge path (moderngpu's sortedsearch): the queries and the array merged, each tile
 //                of 2048 merged elements found by one binary search along its diagonal, then
 //                merged in shared memory: every element and query read once, coalesced.
+//                Many random queries in an array well past the L2 cache (standard keys only):
+//                sorted first with their places by the radix sort, then the same merge path.
 //   cub          cub::DeviceFind::LowerBound (a DeviceTransform with a binary search per query),
 //                LowerBoundSortedValues / UpperBoundSortedValues (CUB's merge path) for sorted
 //                queries.
@@ -38,6 +40,7 @@
 #include <prism/dispatch.cuh>
 #include <prism/primitives/launch.cuh>
 #include <prism/primitives/radix_order.cuh>
+#include <prism/radix_sort.cuh>
 #include <prism/scratch.hpp>
 #include <prism/search.hpp>
 #include <prism/span.hpp>
@@ -307,11 +310,105 @@ __global__ void __launch_bounds__(block_size)
   while (ib < next) found[ib++] = cuda::std::min(ia, a_count);  // only for queries that are not sorted
   __syncthreads();
   for (unsigned k = threadIdx.x; k < b_count; k += blockDim.x) out(j0 + k, i0 + found[k], tile_queries[k]);
+  // The queries between this tile's last and the next tile's first: none with both sequences
+  // sorted; an array or queries that are not sorted can leave some there, written here so that
+  // every output is.
+  const std::size_t next_j0 = cuda::std::min<std::size_t>(d1 - i1, m);
+  for (std::size_t j = j0 + b_count + threadIdx.x; j < next_j0; j += blockDim.x) out(j, i0 + a_count, queries[j]);
 }
 
 // Sorted search pays for reading the whole array; one binary search per query pays log2(n) loads
 // for each query. The merge wins once the queries are a sizable fraction of the array.
 inline bool merge_pays(std::size_t n, std::size_t m) { return m >= n / 16; }
+
+// Random queries pay a DRAM sector for each level of their search past the L2 cache; sorted first
+// (the lesson's stage 4), they stream: about 40 bytes moved per 4-byte query, and a radix sort's
+// dozen launches. Worth it for many queries in an array well past the cache (bench_search's rows
+// lower_bound/uint32/lesson_sort_first and lesson_staged_top at 2^28).
+inline bool sort_first_pays(std::size_t n, std::size_t m, std::size_t element_bytes) {
+  return m >= (std::size_t{1} << 24) && merge_pays(n, m) && n * element_bytes > 4 * l2_cache_bytes();
+}
+
+// The position found for the i-th query in sorted order goes to the query's own place.
+template <class Out, class P>
+struct to_query_place {
+  Out out;
+  const P* place;
+  template <class Q>
+  __device__ void operator()(std::size_t i, std::size_t position, const Q& query) const {
+    out(place[i], position, query);
+  }
+};
+
+// The queries (standard keys of `kind`, as bits B) sorted with their places by the sort family's
+// raw radix sort, in the standard keys' order; then search(in_order, places) runs over them, the
+// places (P: 4 bytes while they fit) saying where each result goes. Scratch: the places twice and
+// the sorted queries, each piece 256-byte aligned, and the sort's own. False, with nothing written,
+// where the GPU has no room for them: the search without sorting needs none.
+template <class B, class Search>
+bool with_queries_sorted(const char* algorithm, const execution_policy& policy, key_kind kind,
+                         span<const B> queries, Search&& search) {
+  const std::size_t m = queries.size();
+  const auto sorted_with = [&]<class P>() {
+    const execution_policy gpu = policy.with(impl::raw);
+    const std::size_t places_bytes = round256(m * sizeof(P));
+    const scratch lease = acquire_separate_scratch(2 * places_bytes + m * sizeof(B), gpu, algorithm);
+    auto* const base = static_cast<unsigned char*>(lease.device());
+    auto* const places = reinterpret_cast<P*>(base);
+    auto* const sorted_places = reinterpret_cast<P*>(base + places_bytes);
+    auto* const in_order = reinterpret_cast<B*>(base + 2 * places_bytes);
+    launch(algorithm, "iota_kernel", sorting::iota_kernel<P>, stride_blocks(m), block_size, gpu.stream(), places, m);
+    const auto sort_as = [&]<class K>() {
+      sort_pairs<K, P>(gpu, span<const K>(reinterpret_cast<const K*>(queries.data()), m), span<const P>(places, m),
+                       span<K>(reinterpret_cast<K*>(in_order), m), span<P>(sorted_places, m), sort_order::ascending);
+    };
+    switch (kind) {
+      case key_kind::unsigned_integer: sort_as.template operator()<B>(); break;
+      case key_kind::signed_integer: sort_as.template operator()<std::make_signed_t<B>>(); break;
+      case key_kind::floating_point:
+        sort_as.template operator()<std::conditional_t<sizeof(B) == 4, float, double>>();
+        break;
+    }
+    search(static_cast<const B*>(in_order), static_cast<const P*>(sorted_places));
+  };
+  try {
+    if (m <= std::numeric_limits<std::uint32_t>::max()) {
+      sorted_with.template operator()<std::uint32_t>();
+    } else {
+      sorted_with.template operator()<std::uint64_t>();
+    }
+  } catch (const cuda_error& e) {
+    if (e.code() != cudaErrorMemoryAllocation) throw;
+    clear_stale_error();
+    return false;
+  }
+  return true;
+}
+
+template <class Comp>
+inline constexpr bool is_key_order = false;
+template <class B>
+inline constexpr bool is_key_order<key_order<B>> = true;
+
+// raw's choice of how to search: run(queries, by_merge, to_place) runs every search of the call
+// over `queries` (merging when by_merge), each output made by to_place(output). Queries promised
+// sorted merge where merge_pays; random ones of the standard keys are sorted first where
+// sort_first_pays (to_place then sends each result to its query's place); the rest are searched
+// as they come, each output its own.
+template <class T, class Q, class Comp, class Run>
+void choose_raw_search(const char* algorithm, const execution_policy& policy, std::size_t n, span<const Q> queries,
+                const Comp& comp, bool sorted_queries, Run&& run) {
+  const std::size_t m = queries.size();
+  if constexpr (is_key_order<Comp> && std::is_same_v<T, Q>) {
+    if (!sorted_queries && sort_first_pays(n, m, sizeof(T)) &&
+        with_queries_sorted(algorithm, policy, comp.kind(), queries, [&]<class P>(const Q* in_order, const P* places) {
+          run(in_order, true, [places]<class Out>(Out out) { return to_query_place<Out, P>{out, places}; });
+        })) {
+      return;
+    }
+  }
+  run(queries.data(), sorted_queries && merge_pays(n, m), [](auto out) { return out; });
+}
 
 template <class T, class Q, class Before, class Out>
 void search_raw(const char* algorithm, const execution_policy& policy, const T* sorted, std::size_t n,
@@ -436,10 +533,13 @@ void bounds_spans(bound_sides sides, const execution_policy& policy, span<const 
               },
           .raw =
               [&] {
-                each_side([&](I* out, bool upper_side) {
-                  search_raw(algorithm, policy, a, n, q, m, bound_before<Comp>{comp, upper_side},
-                             write_position<I>{out}, sorted_queries && merge_pays(n, m));
-                });
+                choose_raw_search<T>(algorithm, policy, n, queries, comp, sorted_queries,
+                              [&](const Q* in_order, bool by_merge, auto to_place) {
+                                each_side([&](I* out, bool upper_side) {
+                                  search_raw(algorithm, policy, a, n, in_order, m, bound_before<Comp>{comp, upper_side},
+                                             to_place(write_position<I>{out}), by_merge);
+                                });
+                              });
               },
           .cub =
               [&] {
@@ -472,8 +572,14 @@ void contains_spans(const execution_policy& policy, span<const T> sorted, span<c
                      .cpu = on_thrust,
                      .thrust = on_thrust,
                      .raw_naive = [&] { search_naive(algorithm, stream, a, n, q, m, before, out); },
-                     .raw = [&] { search_raw(algorithm, policy, a, n, q, m, before, out,
-                                             sorted_queries && merge_pays(n, m)); },
+                     .raw =
+                         [&] {
+                           choose_raw_search<T>(algorithm, policy, n, queries, comp, sorted_queries,
+                                         [&](const Q* in_order, bool by_merge, auto to_place) {
+                                           search_raw(algorithm, policy, a, n, in_order, m, before, to_place(out),
+                                                      by_merge);
+                                         });
+                         },
                      .cub =
                          [&] {
                            const auto through = cuda::make_tabulate_output_iterator(

@@ -212,6 +212,9 @@ struct key_order {
   radix::key_map<B> map;
   __host__ __device__ explicit key_order(key_kind kind) : map(kind) {}
   __host__ __device__ B ordinal(B x) const { return map(x); }
+  __host__ __device__ key_kind kind() const {
+    return map.floating ? key_kind::floating_point : map.flip ? key_kind::signed_integer : key_kind::unsigned_integer;
+  }
   __host__ __device__ bool operator()(B x, B y) const { return map(x) < map(y); }
 };
 
