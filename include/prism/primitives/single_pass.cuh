@@ -167,8 +167,8 @@ __global__ void __launch_bounds__(Program::threads)
     for (int j = 0; j < R; ++j)
       mine[(lane * R + j) + (lane * R + j) / 32] = j == 0 ? before_lane.value : combine(before_lane, run[j - 1], op);
     __syncwarp();
-#pragma unroll
-    for (int r = 0; r < R; ++r) round_prefix[r] = {mine[r * 33 + lane], r > 0 || lane > 0};
+    // Each round's prefix stays there until its elements are written (round_prefix_of below):
+    // held in registers across the look-back, R of them limited the by-key programs' occupancy.
   } else {
     // Scan values over 16 bytes: round by round, a warp scan of the lanes' vectors, the rounds
     // chained in order.
@@ -200,10 +200,17 @@ __global__ void __launch_bounds__(Program::threads)
 
   const tile_info<S> info{tile, tiles, base, n, prefix, aggregate};
   const maybe<S> thread_prefix = combine(prefix, warp_prefix, op);
+  const auto round_prefix_of = [&](int r) -> maybe<S> {
+    if constexpr (blocked_round_scan<Program>) {
+      return {round_scan.data()[warp * (R * 33) + r * 33 + lane], r > 0 || lane > 0};
+    } else {
+      return round_prefix[r];
+    }
+  };
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    program.emit(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r],
-                 combine(thread_prefix, round_prefix[r], op), info, program_shared);
+    program.emit(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], combine(thread_prefix, round_prefix_of(r), op),
+                 info, program_shared);
   }
   __syncthreads();
   program.finish(info, program_shared);
