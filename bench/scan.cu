@@ -455,6 +455,11 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
+  // run_length_encode of 4-byte keys (its own 256 x 4 far behind cub's row): smaller tiles, more
+  // of them in flight on each SM while their look-backs wait.
+  register_shape<operation::run_length_encode, 128, 4, std::int32_t>();
+  register_shape<operation::run_length_encode, 128, 2, std::int32_t>();
+  register_shape<operation::run_length_encode, 256, 2, std::int32_t>();
   // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
   // Staged), in the tiles whose staging fits beside the engine's own shared memory.
   register_shape<operation::run_length_encode, 256, 4, std::int32_t, true>();
