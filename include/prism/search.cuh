@@ -397,7 +397,7 @@ inline constexpr bool is_key_order<key_order<B>> = true;
 // as they come, each output its own.
 template <class T, class Q, class Comp, class Run>
 void choose_raw_search(const char* algorithm, const execution_policy& policy, std::size_t n, span<const Q> queries,
-                const Comp& comp, bool sorted_queries, Run&& run) {
+                       const Comp& comp, bool sorted_queries, Run&& run) {
   const std::size_t m = queries.size();
   if constexpr (is_key_order<Comp> && std::is_same_v<T, Q>) {
     if (!sorted_queries && sort_first_pays(n, m, sizeof(T)) &&
@@ -534,12 +534,13 @@ void bounds_spans(bound_sides sides, const execution_policy& policy, span<const 
           .raw =
               [&] {
                 choose_raw_search<T>(algorithm, policy, n, queries, comp, sorted_queries,
-                              [&](const Q* in_order, bool by_merge, auto to_place) {
-                                each_side([&](I* out, bool upper_side) {
-                                  search_raw(algorithm, policy, a, n, in_order, m, bound_before<Comp>{comp, upper_side},
-                                             to_place(write_position<I>{out}), by_merge);
-                                });
-                              });
+                                     [&](const Q* in_order, bool by_merge, auto to_place) {
+                                       each_side([&](I* out, bool upper_side) {
+                                         search_raw(algorithm, policy, a, n, in_order, m,
+                                                    bound_before<Comp>{comp, upper_side},
+                                                    to_place(write_position<I>{out}), by_merge);
+                                       });
+                                     });
               },
           .cub =
               [&] {
@@ -575,10 +576,10 @@ void contains_spans(const execution_policy& policy, span<const T> sorted, span<c
                      .raw =
                          [&] {
                            choose_raw_search<T>(algorithm, policy, n, queries, comp, sorted_queries,
-                                         [&](const Q* in_order, bool by_merge, auto to_place) {
-                                           search_raw(algorithm, policy, a, n, in_order, m, before, to_place(out),
-                                                      by_merge);
-                                         });
+                                                [&](const Q* in_order, bool by_merge, auto to_place) {
+                                                  search_raw(algorithm, policy, a, n, in_order, m, before,
+                                                             to_place(out), by_merge);
+                                                });
                          },
                      .cub =
                          [&] {

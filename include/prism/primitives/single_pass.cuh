@@ -118,6 +118,7 @@ __global__ void __launch_bounds__(Program::threads)
     return a;
   };
   maybe<S> round_prefix[R];
+  S* const mine = round_scan.data() + warp * (R * 33);  // the warp's blocked round scan, if it has one
   S warp_total;
   if constexpr (Program::counts_flags) {
     // Counts of kept elements: each vector's count (0 .. V) for all R rounds packed in one 64-bit
@@ -150,7 +151,6 @@ __global__ void __launch_bounds__(Program::threads)
     // sequence, and one warp scan of the lanes' totals joins them (one warp scan per tile instead of
     // one per round, faster: docs/benchmarks/scan.md, row inclusive_scan/float/raw). Position q
     // lives at q + q / 32: the padding keeps the lanes' strided reads off each other's banks.
-    S* mine = round_scan.data() + warp * (R * 33);
 #pragma unroll
     for (int r = 0; r < R; ++r) mine[r * 33 + lane] = vector_total(r);
     __syncwarp();
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(Program::threads)
   const maybe<S> thread_prefix = combine(prefix, warp_prefix, op);
   const auto round_prefix_of = [&](int r) -> maybe<S> {
     if constexpr (blocked_round_scan<Program>) {
-      return {round_scan.data()[warp * (R * 33) + r * 33 + lane], r > 0 || lane > 0};
+      return {mine[r * 33 + lane], r > 0 || lane > 0};
     } else {
       return round_prefix[r];
     }
