@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The four set operations of 4- and 8-byte keys in cpu, thrust and raw (operations.cuh). The
-// operation is a run-time argument of the raw kernels; Thrust compiles each of its four.
+// raw kernels are compiled per operation, as Thrust compiles each of its four.
 #include "operations.cuh"
 
 namespace prism::detail {

@@ -231,6 +231,28 @@ __device__ T element_at(const T* x, std::size_t p, std::size_t first, unsigned h
   return p - first < held ? shared[p - first] : x[p];
 }
 
+// The start of the run of equal values that x[first] belongs to (first when it starts there), in
+// global or shared memory. Found by galloping back from first (x[first - 1], x[first - 2],
+// x[first - 4], ...) until an element goes before it, then a binary search in the last step: one
+// more load where the run starts at first, as most do, and about 2 log2(length) for a run of that
+// length. (A binary search over x[0, first) took log2(first) dependent loads per thread: where x is
+// a, the tile's start in global memory while the block's other threads waited for it.)
+template <class T, class Comp>
+__device__ std::size_t run_start_of(const T* x, std::size_t first, Comp comp) {
+  const T v = x[first];
+  std::size_t in_run = first, lo = 0, step = 1;  // x[in_run] is in the run; it starts in [lo, in_run]
+  while (in_run >= step) {
+    const std::size_t p = in_run - step;
+    if (comp(x[p], v)) {
+      lo = p + 1;
+      break;
+    }
+    in_run = p;
+    step *= 2;
+  }
+  return lo + rank_in<false>(x + lo, in_run - lo, v, comp);
+}
+
 // Whether the set operation keeps each of one thread's vt merged elements (bit k for its k-th), and
 // the elements themselves. The rule, element by element, from the multiset semantics: a value m
 // times in a and n times in b occupies, in the stable merge, a's m copies then b's n. a's copy of
@@ -248,11 +270,13 @@ struct set_thread {
   unsigned count = 0;
 };
 
-template <class T, class Comp>
-__device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
-                                         const tile_ranges& r, const T* tile, std::size_t run_start_a,
-                                         std::size_t run_start_b, Comp comp) {
+template <set_operation Op, class T, class Comp>
+__device__ set_thread<T, Comp> set_merge(const T* a, const T* b, std::size_t b_n, const tile_ranges& r, const T* tile,
+                                         std::size_t run_start_a, std::size_t run_start_b, Comp comp) {
   constexpr unsigned vt = merge_items<T>;
+  // Which side's runs the operation reads: a's unless it keeps every a, b's only if it keeps some b.
+  constexpr bool runs_of_a = Op != set_operation::set_union;
+  constexpr bool keep_b = Op == set_operation::set_union || Op == set_operation::set_symmetric_difference;
   const unsigned count = r.an + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
   const T* s = tile + r.a_at;   // the tile's range of a
@@ -262,20 +286,11 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
   const unsigned i0 = i, j0 = j;
   std::size_t run_a = 0, run_b = 0;  // global starts of the current runs of a and b
   const auto run_start = [&](const T* x, unsigned p, std::size_t first, std::size_t before) {
-    // The first position of x[0, p] holding x[p]'s value; before the tile: `before`.
-    unsigned lo = 0, hi = p;
-    while (lo < hi) {
-      const unsigned mid = (lo + hi) / 2;
-      if (comp(x[mid], x[p])) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
+    // The first position of x[0, p] holding x[p]'s value (by galloping: one read where the run
+    // starts at p, as most do); where the run reaches back to the tile's start: `before`.
+    const std::size_t lo = run_start_of(x, p, comp);
     return lo == 0 ? before : first + lo;
   };
-  const bool keep_a_matched = op == set_operation::set_intersection;
-  const bool keep_b = op == set_operation::set_union || op == set_operation::set_symmetric_difference;
   // The next a and the next b held in registers, as the merge's tile holds them: one shared-memory
   // read per element (the one replacing the element taken), clamped into the tile where a side is
   // done (every launched tile has an element); the last element taken from each side, for the run
@@ -290,27 +305,26 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
     if (diagonal + k >= count) break;
     const bool take_a = i < r.an && (j >= r.bn || !comp(next_b, next_a));
     const T x = take_a ? next_a : next_b;
-    bool keep;
+    bool keep = false;
     if (take_a) {
-      if (i == i0 || comp(prev_a, x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
-      if (op == set_operation::set_union) {
-        keep = true;
-      } else {
+      if constexpr (runs_of_a) {
+        if (i == i0 || comp(prev_a, x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
+        // a's copy of rank `rank` in its run is matched by b's copy of the same rank, if b has one.
         const std::size_t rank = r.a0 + i - run_a, probe = r.b0 + j + rank;
         const bool matched = probe < b_n && equivalent(element_at(b, probe, r.b0, r.bn, sb), x, comp);
-        keep = matched == keep_a_matched;
+        keep = matched == (Op == set_operation::set_intersection);
+        prev_a = x;
+      } else {
+        keep = true;
       }
-      prev_a = x;
       next_a = at(r.a_at + ++i);
     } else {
-      if (j == j0 || comp(prev_b, x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
-      if (!keep_b) {
-        keep = false;
-      } else {
+      if constexpr (keep_b) {
+        if (j == j0 || comp(prev_b, x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
         const std::size_t rank = r.b0 + j - run_b, after = r.a0 + i;  // after: the a's not after x
         keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s), x, comp));
+        prev_b = x;
       }
-      prev_b = x;
       next_b = at(r.b_at + ++j);
     }
     t.elements[k] = x;
@@ -322,36 +336,14 @@ __device__ set_thread<T, Comp> set_merge(set_operation op, const T* a, std::size
   return t;
 }
 
-// The global start of the run of equal values that x[first] belongs to (first when it starts there).
-// Found by galloping back from first (x[first - 1], x[first - 2], x[first - 4], ...) until an
-// element goes before it, then a binary search in the last step: one more load where the run starts
-// at first, as in most tiles, and about 2 log2(length) for a run of that length. (A binary search
-// over x[0, first) took log2(first) dependent loads from global memory per tile, while the
-// block's other threads waited for it.)
-template <class T, class Comp>
-__device__ std::size_t global_run_start(const T* x, std::size_t first, Comp comp) {
-  const T v = x[first];
-  std::size_t in_run = first, lo = 0, step = 1;  // x[in_run] is in the run; it starts in [lo, in_run]
-  while (in_run >= step) {
-    const std::size_t p = in_run - step;
-    if (comp(x[p], v)) {
-      lo = p + 1;
-      break;
-    }
-    in_run = p;
-    step *= 2;
-  }
-  return lo + rank_in<false>(x + lo, in_run - lo, v, comp);
-}
-
 // One tile of a set operation, in one pass (as a selection of the scan family): the tile's kept
 // elements counted, where they start in the output learnt by decoupled look-back over the tiles
 // before it (<prism/primitives/tile_state.cuh>), then compacted in shared memory and written. The
 // last tile writes the whole count to *total. CountOnly: each tile only adds its count to *total
 // (zeroed first): the pass run before the other when the output may not hold the result.
-template <bool CountOnly, class T, class Comp>
+template <set_operation Op, bool CountOnly, class T, class Comp>
 __global__ void __launch_bounds__(block_size)
-    set_tile_kernel(set_operation op, const T* a, std::size_t a_n, const T* b, std::size_t b_n,
+    set_tile_kernel(const T* a, std::size_t a_n, const T* b, std::size_t b_n,
                     const std::size_t* partitions, tile_state<kept_count> states, unsigned* ticket, unsigned tiles,
                     T* out, std::size_t* total, Comp comp) {
   constexpr unsigned vt = merge_items<T>, tile_size = merge_tile<T>;
@@ -366,10 +358,10 @@ __global__ void __launch_bounds__(block_size)
   T* s = keys.data();
   // By the copy engine, as raw's merge loads its tiles (merge/float/raw_512x15_bulk against raw_256x15).
   const tile_ranges r = load_tile<T, block_size, vt, tile_load::bulk>(tile, a, a_n, b, b_n, partitions, s);
-  if (threadIdx.x == 0) run_starts[0] = r.an > 0 ? global_run_start(a, r.a0, comp) : r.a0;
-  if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? global_run_start(b, r.b0, comp) : r.b0;
+  if (threadIdx.x == 0 && Op != set_operation::set_union) run_starts[0] = r.an > 0 ? run_start_of(a, r.a0, comp) : r.a0;
+  if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? run_start_of(b, r.b0, comp) : r.b0;
   __syncthreads();
-  const set_thread<T, Comp> t = set_merge(op, a, a_n, b, b_n, r, s, run_starts[0], run_starts[1], comp);
+  const set_thread<T, Comp> t = set_merge<Op>(a, b, b_n, r, s, run_starts[0], run_starts[1], comp);
   unsigned tile_count = 0;
   const maybe<unsigned> before = block_exclusive_scan(t.count, cuda::std::plus<unsigned>{}, tile_count);
   if constexpr (CountOnly) {
@@ -448,20 +440,30 @@ std::optional<std::size_t> raw_set_operation(const char* algorithm, const execut
            stream, a, a_n, b, b_n, tiles, partitions, comp);
     const auto grid = static_cast<unsigned>(tiles);
     std::optional<std::size_t> counted;
-    if (!fits) {
-      launch(algorithm, "set_tile_kernel", set_tile_kernel<true, T, Comp>, grid, block_size, stream, op, a, a_n, b,
-             b_n, static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid,
-             static_cast<T*>(nullptr), total, comp);
-      std::size_t result = 0;
-      check(cudaMemcpyAsync(&result, total, sizeof(result), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
-            algorithm);
-      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
-      if (result > capacity) refuse_small_output(algorithm, result, capacity);
-      counted = result;
+    // The operation a compile-time constant: each of the four kernels holds only the runs it reads.
+    const auto run = [&]<set_operation Op>(std::integral_constant<set_operation, Op>) {
+      if (!fits) {
+        launch(algorithm, "set_tile_kernel", set_tile_kernel<Op, true, T, Comp>, grid, block_size, stream, a, a_n, b,
+               b_n, static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid,
+               static_cast<T*>(nullptr), total, comp);
+        std::size_t result = 0;
+        check(cudaMemcpyAsync(&result, total, sizeof(result), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+              algorithm);
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", algorithm);
+        if (result > capacity) refuse_small_output(algorithm, result, capacity);
+        counted = result;
+      }
+      launch(algorithm, "set_tile_kernel", set_tile_kernel<Op, false, T, Comp>, grid, block_size, stream, a, a_n, b,
+             b_n, static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid, out,
+             fits ? destination : total, comp);
+    };
+    using enum set_operation;
+    switch (op) {
+      case set_union: run(std::integral_constant<set_operation, set_union>{}); break;
+      case set_intersection: run(std::integral_constant<set_operation, set_intersection>{}); break;
+      case set_difference: run(std::integral_constant<set_operation, set_difference>{}); break;
+      case set_symmetric_difference: run(std::integral_constant<set_operation, set_symmetric_difference>{}); break;
     }
-    launch(algorithm, "set_tile_kernel", set_tile_kernel<false, T, Comp>, grid, block_size, stream, op, a, a_n, b, b_n,
-           static_cast<const std::size_t*>(partitions), states, lease.zeroed_counter(), grid, out,
-           fits ? destination : total, comp);
     return counted;
   }
 }
