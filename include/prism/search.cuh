@@ -323,10 +323,11 @@ inline bool merge_pays(std::size_t n, std::size_t m) { return m >= n / 16; }
 
 // Random queries pay a DRAM sector for each level of their search past the L2 cache; sorted first
 // (the lesson's stage 4), they stream: about 40 bytes moved per 4-byte query, and a radix sort's
-// dozen launches. Worth it for many queries in an array well past the cache (bench_search's rows
-// lower_bound/uint32/lesson_sort_first and lesson_staged_top at 2^28).
+// dozen launches. Worth it for many queries in an array past the cache (bench_search's rows
+// lower_bound/uint32/lesson_sort_first and lesson_staged_top at 2^22, 2^24, 2^26 and 2^28: the
+// staged search ahead at 2^22, an array of 16 MB, behind from 2^24, 64 MB, past a 50 MB L2).
 inline bool sort_first_pays(std::size_t n, std::size_t m, std::size_t element_bytes) {
-  return m >= (std::size_t{1} << 24) && merge_pays(n, m) && n * element_bytes > 4 * l2_cache_bytes();
+  return m >= (std::size_t{1} << 24) && merge_pays(n, m) && n * element_bytes > l2_cache_bytes();
 }
 
 // The position found for the i-th query in sorted order goes to the query's own place.

@@ -43,7 +43,7 @@
 //              four loads are in flight. Sorted queries (as many as a sixteenth of the array or
 //              more): a sorted search by merge path, the array and the queries streamed once.
 //              Random queries that are many (2^24 or more, a sixteenth of the array or more) in an
-//              array over four times the L2 cache: sorted first with their places (the sort
+//              array larger than the L2 cache: sorted first with their places (the sort
 //              family's raw radix sort; scratch of about three times the queries' bytes), then
 //              searched by merge path, each result written to its query's place.
 //   cub        cub::DeviceFind::LowerBound (one binary search per query; upper bounds through it
