@@ -281,7 +281,7 @@ __device__ set_thread<T, Comp> set_merge(const T* a, const T* b, std::size_t b_n
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
   const T* s = tile + r.a_at;   // the tile's range of a
   const T* sb = tile + r.b_at;  // and of b
-  unsigned i = static_cast<unsigned>(merge_path(s, r.an, sb, r.bn, diagonal, comp));
+  unsigned i = merge_path<unsigned>(s, r.an, sb, r.bn, diagonal, comp);
   unsigned j = diagonal - i;
   const unsigned i0 = i, j0 = j;
   std::size_t run_a = 0, run_b = 0;  // global starts of the current runs of a and b
@@ -380,12 +380,13 @@ __global__ void __launch_bounds__(block_size)
         if (tile == tiles - 1) *total = exclusive + tile_count;
       }
     }
-    __syncthreads();  // every thread has read the tile, and tile_offset is known
+    // The scan's barriers passed, every thread has read the tile: its kept elements are compacted
+    // in place while warp 0 looks back (the other warps waited for the look-back before this).
     unsigned at = before.present ? before.value : 0;
 #pragma unroll
     for (unsigned k = 0; k < vt; ++k)
       if (t.kept >> k & 1u) s[at++] = t.elements[k];
-    __syncthreads();
+    __syncthreads();  // the tile compacted, and tile_offset known
     const std::size_t offset = tile_offset;
     for (unsigned k = threadIdx.x; k < tile_count; k += block_size) out[offset + k] = s[k];
   }

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace prism::detail {
 
@@ -33,13 +34,14 @@ struct shared_elements {
 };
 
 // How many of a[0, a_n) are among the first `diagonal` outputs of merge(a, b), where a's element
-// goes first when a and b compare equal (stable). A binary search along the diagonal.
-template <class A, class B, class Comp>
-__device__ std::size_t merge_path(const A* a, std::size_t a_n, const B* b, std::size_t b_n,
-                                std::size_t diagonal, Comp comp) {
-  std::size_t lo = diagonal > b_n ? diagonal - b_n : 0, hi = diagonal < a_n ? diagonal : a_n;
+// goes first when a and b compare equal (stable). A binary search along the diagonal, in positions
+// of type I: unsigned within a tile, where 64-bit arithmetic would double each step's instructions.
+template <class I = std::size_t, class A, class B, class Comp>
+__device__ I merge_path(const A* a, std::type_identity_t<I> a_n, const B* b, std::type_identity_t<I> b_n,
+                        std::type_identity_t<I> diagonal, Comp comp) {
+  I lo = diagonal > b_n ? diagonal - b_n : 0, hi = diagonal < a_n ? diagonal : a_n;
   while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
+    const I mid = lo + (hi - lo) / 2;
     if (comp(b[diagonal - 1 - mid], a[mid])) {
       hi = mid;  // b's element goes before a[mid]: fewer of a
     } else {
