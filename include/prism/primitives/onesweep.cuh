@@ -479,23 +479,33 @@ __global__ void __launch_bounds__(threads)
   for (unsigned i = threadIdx.x; i < copies * Group * radix; i += threads) (&histogram[0][0][0])[i] = 0;
   __syncthreads();
   auto& mine = histogram[(threadIdx.x / 32) % copies];
-  const auto count_key = [&](const Key& key) {
+  // Every pass of the group counted where the group is whole (always, but for the last group of a
+  // key whose passes are not a multiple of 8): with no branch between a key's digits, the key's
+  // ordered bits and the counters' address are made once for all of them, not once a digit.
+  const auto count_keys = [&](auto whole) {
+    const auto count_key = [&](const Key& key) {
 #pragma unroll
-    for (unsigned g = 0; g < Group; ++g)
-      if (g < group) atomicAdd(&mine[g][order.digit(key, first_pass + g)], 1u);
-  };
-  const std::size_t end = begin + count, stride = std::size_t{gridDim.x} * threads;
-  std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x;
-  if constexpr (InFlight > 1) {
-    for (; e + (InFlight - 1) * stride < end; e += InFlight * stride) {
-      Key key[InFlight];
+      for (unsigned g = 0; g < Group; ++g)
+        if (decltype(whole)::value || g < group) atomicAdd(&mine[g][order.digit(key, first_pass + g)], 1u);
+    };
+    const std::size_t end = begin + count, stride = std::size_t{gridDim.x} * threads;
+    std::size_t e = begin + blockIdx.x * std::size_t{threads} + threadIdx.x;
+    if constexpr (InFlight > 1) {
+      for (; e + (InFlight - 1) * stride < end; e += InFlight * stride) {
+        Key key[InFlight];
 #pragma unroll
-      for (unsigned u = 0; u < InFlight; ++u) key[u] = keys[e + u * stride];
+        for (unsigned u = 0; u < InFlight; ++u) key[u] = keys[e + u * stride];
 #pragma unroll
-      for (unsigned u = 0; u < InFlight; ++u) count_key(key[u]);
+        for (unsigned u = 0; u < InFlight; ++u) count_key(key[u]);
+      }
     }
+    for (; e < end; e += stride) count_key(keys[e]);
+  };
+  if (group == Group) {
+    count_keys(std::true_type{});
+  } else {
+    count_keys(std::false_type{});
   }
-  for (; e < end; e += stride) count_key(keys[e]);
   __syncthreads();
   for (unsigned i = threadIdx.x; i < group * radix; i += threads) {
     unsigned sum = 0;
