@@ -301,13 +301,14 @@ struct select_program {
       }
       rank += kept;
     }
-    if (count != nullptr && i < n && n - 1 - i < vector) *count = tile.prefix.value.value + rank;
   }
   // The kept elements to their place after everything kept before the tile; a partition's
   // rejected ones after all the kept ones and the rejected of earlier tiles.
   __device__ void finish(const tile_info<kept_count>& tile, shared_storage& shared) const {
     const auto here = static_cast<unsigned>(tile.aggregate.value);
     const std::uint64_t before = tile.prefix.value.value;
+    // The count, once by the last tile (not checked for at every element of every tile).
+    if (count != nullptr && threadIdx.x == 0 && tile.tile == tile.tiles - 1) *count = before + here;
     P* const p_to = p_out + before;
     for (unsigned j = threadIdx.x; j < here; j += blockDim.x) {
       p_to[j] = shared.p.data()[j];
@@ -341,7 +342,9 @@ struct by_run {
 
 // The values of run-length encoding: a one per element, loaded from nowhere.
 template <class C>
-struct ones {};
+struct ones {
+  __device__ C operator[](std::size_t) const { return C(1); }
+};
 
 // Rounds by the arrays read: the keys, and the values unless they are run-length encoding's ones.
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
@@ -357,9 +360,14 @@ struct reduce_by_key_program {
   static constexpr int threads = Threads, rounds = Rounds;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
+  // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
+  // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
+  // they took limited the blocks per SM.
   struct items {
     K key[vector];
-    bool head[vector];
+    unsigned heads;  // bit k: element k starts a run (one register, not one per element)
+    std::conditional_t<counting, ones<T>, T[vector]> value;
+    __device__ bool head(int k) const { return heads >> k & 1u; }
   };
   // Run r of the tile's keys at r - before (the runs started before the tile); its sum at
   // r - before + 1, slot 0 being the run the tile continues. Whether the tile's first element
@@ -386,46 +394,46 @@ struct reduce_by_key_program {
     if constexpr (!counting) prefetch_l2(values, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  // Element k's scan value: one run more where it starts one, and its value.
+  __device__ scan_type scan_value(const items& it, int k) const { return {it.head(k) ? 1u : 0u, it.value[k]}; }
   template <class Whole>
-  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+  __device__ void load(std::size_t i, items& it, Whole whole) const {
     load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
-    run_heads<vector>(keys, i, n, it.key, eq, it.head, whole);
-    T v[vector];
-    if constexpr (counting) {
+    bool head[vector];
+    run_heads<vector>(keys, i, n, it.key, eq, head, whole);
+    if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
+    it.heads = 0;  // and none past the end
 #pragma unroll
-      for (int k = 0; k < vector; ++k) v[k] = T(1);
-    } else {
-      load_elements<vector>(values, i, n, values_aligned, v, whole);
-    }
-#pragma unroll
-    for (int k = 0; k < vector; ++k) s[k] = {it.head[k] && (Whole::value || i + k < n) ? 1u : 0u, v[k]};
+    for (int k = 0; k < vector; ++k) it.heads |= unsigned{head[k] && (Whole::value || i + k < n)} << k;
   }
-  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
-                       const tile_info<scan_type>& tile, shared_storage& shared) const {
+  __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>& tile,
+                       shared_storage& shared) const {
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
       if (i + k >= n) break;
-      running = {combine(running, s[k], combiner()), true};
+      running = {combine(running, scan_value(it, k), combiner()), true};
       const std::uint64_t run = running.value.runs - 1;
       const bool last = i + k == n - 1;
-      const bool tail = last || (k + 1 < vector ? it.head[k + 1] : !eq(it.key[k], keys[i + k + 1]));
+      const bool tail = last || (k + 1 < vector ? it.head(k + 1) : !eq(it.key[k], keys[i + k + 1]));
       if constexpr (Staged) {
         const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
         const std::size_t tile_last = (n - tile.base < items_per_tile ? n : tile.base + items_per_tile) - 1;
-        if (it.head[k]) shared.keys.data()[run - before] = it.key[k];
+        if (it.head(k)) shared.keys.data()[run - before] = it.key[k];
         if (tail) shared.sums.data()[run + 1 - before] = running.value.value;
-        if (i + k == tile.base) shared.head_first = it.head[k];
+        if (i + k == tile.base) shared.head_first = it.head(k);
         if (i + k == tile_last) shared.tail_last = tail;
       } else {
-        if (it.head[k]) keys_out[run] = it.key[k];
+        if (it.head(k)) keys_out[run] = it.key[k];
         if (tail) sums_out[run] = running.value.value;
       }
-      if (last && count != nullptr) *count = run + 1;
     }
   }
   // Staged: the tile's keys, then the sums of the runs it ends: slots [head_first, heads] or, where
   // its last element's run goes on, one fewer.
   __device__ void finish(const tile_info<scan_type>& tile, shared_storage& shared) const {
+    // The count of runs, once by the last tile.
+    if (count != nullptr && threadIdx.x == 0 && tile.tile == tile.tiles - 1)
+      *count = (tile.prefix.present ? tile.prefix.value.runs : 0) + tile.aggregate.runs;
     if constexpr (Staged) {
       const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
       const auto heads = static_cast<unsigned>(tile.aggregate.runs);

@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -67,7 +68,15 @@ struct shared_array {
 // values; whole, a std::bool_constant, is true where they are all inside the array);
 // emit(i, items, s, prefix, tile, shared) (the outputs of those elements, given the combination
 // of everything before element i); finish(tile, shared), after a __syncthreads, for what the
-// whole block writes together.
+// whole block writes together. A program whose items say all its scan values do may instead
+// rebuild them: scan_value(items, k) gives element k's, and load(i, items, whole) and emit(i,
+// items, prefix, tile, shared) go without s, so that no scan value is held in a register beside
+// the items it was made from (the by-key programs' are 16-byte pairs of a count and a value).
+template <class Program>
+concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
+  { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
+};
+
 template <class Program>
 __global__ void __launch_bounds__(Program::threads)
     single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
@@ -96,12 +105,26 @@ __global__ void __launch_bounds__(Program::threads)
   const std::size_t base = tile * tile_items<Program>;
   const std::size_t span = base + warp * warp_items;
 
+  constexpr bool rebuilds = rebuilds_scan_values<Program>;
   typename Program::items items[R];
-  S s[R][V];
+  S s[rebuilds ? 1 : R][V];
   // Every tile but the last lies inside the arrays: its loads check no bounds.
   const auto load_tile = [&](auto whole) {
 #pragma unroll
-    for (int r = 0; r < R; ++r) program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], whole);
+    for (int r = 0; r < R; ++r) {
+      if constexpr (rebuilds) {
+        program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], whole);
+      } else {
+        program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], whole);
+      }
+    }
+  };
+  const auto scan_value = [&](int r, int k) -> S {
+    if constexpr (rebuilds) {
+      return program.scan_value(items[r], k);
+    } else {
+      return s[r][k];
+    }
   };
   if (base + tile_items<Program> <= n) {
     load_tile(std::true_type{});
@@ -112,9 +135,9 @@ __global__ void __launch_bounds__(Program::threads)
   // The warp's R x 32 vectors scanned in order (round by round, lane by lane): what comes before
   // each thread's vector of each round within the warp, and the warp's total.
   const auto vector_total = [&](int r) {
-    S a = s[r][0];
+    S a = scan_value(r, 0);
 #pragma unroll
-    for (int k = 1; k < V; ++k) a = op(a, s[r][k]);
+    for (int k = 1; k < V; ++k) a = op(a, scan_value(r, k));
     return a;
   };
   maybe<S> round_prefix[R];
@@ -130,7 +153,7 @@ __global__ void __launch_bounds__(Program::threads)
     for (int r = 0; r < R; ++r) {
       unsigned c = 0;
 #pragma unroll
-      for (int k = 0; k < V; ++k) c += s[r][k].value != 0;
+      for (int k = 0; k < V; ++k) c += scan_value(r, k).value != 0;
       counts |= std::uint64_t{c} << (16 * r);
     }
     const functors::plus<std::uint64_t> add;
@@ -209,8 +232,13 @@ __global__ void __launch_bounds__(Program::threads)
   };
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    program.emit(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], combine(thread_prefix, round_prefix_of(r), op),
-                 info, program_shared);
+    const std::size_t i = span + (std::size_t(r) * 32 + lane) * V;
+    const maybe<S> before = combine(thread_prefix, round_prefix_of(r), op);
+    if constexpr (rebuilds) {
+      program.emit(i, items[r], before, info, program_shared);
+    } else {
+      program.emit(i, items[r], s[r], before, info, program_shared);
+    }
   }
   __syncthreads();
   program.finish(info, program_shared);
