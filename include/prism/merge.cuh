@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // Places in s: a's range is [a_at, a_end), b's [b_at, b_end).
   const unsigned a_end = r.a_at + r.an, b_end = r.b_at + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
-  const unsigned taken_a = static_cast<unsigned>(merge_path(s + r.a_at, r.an, s + r.b_at, r.bn, diagonal, comp));
+  const unsigned taken_a = merge_path<unsigned>(s + r.a_at, r.an, s + r.b_at, r.bn, diagonal, comp);
   unsigned i = r.a_at + taken_a;                // a's next element, as a place in s
   unsigned j = r.b_at + (diagonal - taken_a);  // b's
   // The sequential merge holds the next a and the next b in registers and reads one element of
