@@ -68,9 +68,9 @@ struct shared_array {
 // values; whole, a std::bool_constant, is true where they are all inside the array);
 // emit(i, items, s, prefix, tile, shared) (the outputs of those elements, given the combination
 // of everything before element i); finish(tile, shared), after a __syncthreads, for what the
-// whole block writes together. A program whose items say all its scan values do may instead
-// rebuild them: scan_value(items, k) gives element k's, and load(i, items, whole) and emit(i,
-// items, prefix, tile, shared) go without s, so that no scan value is held in a register beside
+// whole block writes together. A program whose scan values follow from its items may rebuild
+// them instead: scan_value(items, k) gives element k's, and load(i, items, whole) and emit(i,
+// items, prefix, tile, shared) go without s, so that no scan value is held in registers beside
 // the items it was made from (the by-key programs' are 16-byte pairs of a count and a value).
 template <class Program>
 concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
@@ -112,10 +112,11 @@ __global__ void __launch_bounds__(Program::threads)
   const auto load_tile = [&](auto whole) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
+      const std::size_t i = span + (std::size_t(r) * 32 + lane) * V;
       if constexpr (rebuilds) {
-        program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], whole);
+        program.load(i, items[r], whole);
       } else {
-        program.load(span + (std::size_t(r) * 32 + lane) * V, items[r], s[r], whole);
+        program.load(i, items[r], s[r], whole);
       }
     }
   };
