@@ -270,13 +270,16 @@ struct set_thread {
   unsigned count = 0;
 };
 
+// Which side's runs an operation reads: a's unless it keeps every a, b's only where it keeps some b.
+template <set_operation Op>
+inline constexpr bool reads_runs_of_a = Op != set_operation::set_union;
+template <set_operation Op>
+inline constexpr bool reads_runs_of_b = Op == set_operation::set_union || Op == set_operation::set_symmetric_difference;
+
 template <set_operation Op, class T, class Comp>
 __device__ set_thread<T, Comp> set_merge(const T* a, const T* b, std::size_t b_n, const tile_ranges& r, const T* tile,
                                          std::size_t run_start_a, std::size_t run_start_b, Comp comp) {
   constexpr unsigned vt = merge_items<T>;
-  // Which side's runs the operation reads: a's unless it keeps every a, b's only if it keeps some b.
-  constexpr bool runs_of_a = Op != set_operation::set_union;
-  constexpr bool keep_b = Op == set_operation::set_union || Op == set_operation::set_symmetric_difference;
   const unsigned count = r.an + r.bn;
   const unsigned diagonal = cuda::std::min(threadIdx.x * vt, count);
   const T* s = tile + r.a_at;   // the tile's range of a
@@ -307,7 +310,7 @@ __device__ set_thread<T, Comp> set_merge(const T* a, const T* b, std::size_t b_n
     const T x = take_a ? next_a : next_b;
     bool keep = false;
     if (take_a) {
-      if constexpr (runs_of_a) {
+      if constexpr (reads_runs_of_a<Op>) {
         if (i == i0 || comp(prev_a, x)) run_a = i == i0 ? run_start(s, i, r.a0, run_start_a) : r.a0 + i;
         // a's copy of rank `rank` in its run is matched by b's copy of the same rank, if b has one.
         const std::size_t rank = r.a0 + i - run_a, probe = r.b0 + j + rank;
@@ -319,7 +322,7 @@ __device__ set_thread<T, Comp> set_merge(const T* a, const T* b, std::size_t b_n
       }
       next_a = at(r.a_at + ++i);
     } else {
-      if constexpr (keep_b) {
+      if constexpr (reads_runs_of_b<Op>) {
         if (j == j0 || comp(prev_b, x)) run_b = j == j0 ? run_start(sb, j, r.b0, run_start_b) : r.b0 + j;
         const std::size_t rank = r.b0 + j - run_b, after = r.a0 + i;  // after: the a's not after x
         keep = !(after > rank && equivalent(element_at(a, after - 1 - rank, r.a0, r.an, s), x, comp));
@@ -358,8 +361,8 @@ __global__ void __launch_bounds__(block_size)
   T* s = keys.data();
   // By the copy engine, as raw's merge loads its tiles (merge/float/raw_512x15_bulk against raw_256x15).
   const tile_ranges r = load_tile<T, block_size, vt, tile_load::bulk>(tile, a, a_n, b, b_n, partitions, s);
-  if (threadIdx.x == 0 && Op != set_operation::set_union) run_starts[0] = r.an > 0 ? run_start_of(a, r.a0, comp) : r.a0;
-  if (threadIdx.x == 32) run_starts[1] = r.bn > 0 ? run_start_of(b, r.b0, comp) : r.b0;
+  if (threadIdx.x == 0 && reads_runs_of_a<Op>) run_starts[0] = r.an > 0 ? run_start_of(a, r.a0, comp) : r.a0;
+  if (threadIdx.x == 32 && reads_runs_of_b<Op>) run_starts[1] = r.bn > 0 ? run_start_of(b, r.b0, comp) : r.b0;
   __syncthreads();
   const set_thread<T, Comp> t = set_merge<Op>(a, b, b_n, r, s, run_starts[0], run_starts[1], comp);
   unsigned tile_count = 0;
