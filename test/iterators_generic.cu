@@ -7,8 +7,8 @@
 
 #include "testing.hpp"
 
+#include <cuda/iterator>
 #include <thrust/device_ptr.h>
-#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -70,7 +70,7 @@ TEST_P(IteratorReductions, TransformReduceAndReduce) {
     double want = 0;
     for (std::size_t i = 0; i < n; ++i) want += double(i) * double(i);
     EXPECT_EQ(prism::transform_reduce(p, first, first + n, 0.0, prism::functors::plus<double>{}, square{}), want);
-    const auto ones = thrust::make_constant_iterator<std::int64_t>(3);
+    const auto ones = cuda::make_constant_iterator(std::int64_t{3});
     EXPECT_EQ(prism::reduce(p, ones, ones + n, std::int64_t{7}, prism::functors::plus<std::int64_t>{}),
               7 + 3 * std::int64_t(n));
     placed_array<double> result(std::vector<double>(1, -1.0), memory_of(which));
@@ -112,7 +112,7 @@ TEST_P(IteratorReductions, Scans) {
   for (std::size_t n : sizes) {
     SCOPED_TRACE(::testing::Message() << "n " << n);
     placed_array<std::int64_t> out(std::vector<std::int64_t>(n, poison<std::int64_t>()), memory_of(which));
-    const auto ones = thrust::make_constant_iterator<std::int64_t>(1);
+    const auto ones = cuda::make_constant_iterator(std::int64_t{1});
     prism::inclusive_scan(prism::par.with(which), ones, out.view(), prism::functors::plus<std::int64_t>{});
     synchronize_for(which);
     std::vector<std::int64_t> want(n);

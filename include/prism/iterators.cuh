@@ -7,7 +7,7 @@
 //   prism::transform(thrust::make_counting_iterator<std::int64_t>(0), out, f);   // out[i] = f(i)
 //   float s = prism::transform_reduce(first, first + n, 0.0f, plus, square{});
 //   prism::reduce(thrust::make_permutation_iterator(values, map), ..., init, op);
-//   prism::inclusive_scan(thrust::make_constant_iterator(1), out, plus);         // 1, 2, 3, ...
+//   prism::inclusive_scan(cuda::make_constant_iterator(1), out, plus);           // 1, 2, 3, ...
 //   prism::exclusive_scan(it, out, init, op);
 //
 // An iterator's elements are computed or read where the call runs; nothing is materialized. The
