@@ -15,7 +15,8 @@
 //                                                before each call, outside the timed region)
 //   inclusive_scan, compact /uint8/<impl>/n        bytes (16 a vector)
 //   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/,
-//   reduce_by_key/float/, unique/int64/ and /float/, and inclusive_scan/uint8/
+//   reduce_by_key/float/, inclusive_scan_by_key/float/, unique/int64/ and /float/, and
+//   inclusive_scan/uint8/
 //     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
 //                                                block, rounds of 16-byte vectors per thread) than
 //                                                its own, run directly: which shape 8-byte values want
@@ -421,9 +422,9 @@ void register_shape() {
   }
 }
 
-// The shapes tried beside the 8-byte programs' own (scan_programs.cuh: the scan's 128 x 16, the
-// others' 256 x 8; 4-byte elements' 128 x 12 and 256 x 4 among the tried); the by-key programs
-// stage a tile in shared memory, which holds at most 256 x 8 of them.
+// The shapes tried beside the 8-byte programs' own (scan_programs.cuh: the scan's 128 x 24,
+// run_length_encode's 128 x 12, the others' 256 x 8; 4-byte elements' 128 x 12 and 256 x 4 among
+// the tried); the by-key programs stage a tile in shared memory, which holds at most 256 x 8 of them.
 template <operation op>
 void register_keyed_shapes() {
   register_shape<op, 256, 4>();
@@ -433,11 +434,16 @@ void register_keyed_shapes() {
 void register_shapes(bool gpu) {
   if (!gpu) return;
   register_shape<operation::inclusive_scan, 128, 12>();
-  register_shape<operation::inclusive_scan, 128, 24>();
+  register_shape<operation::inclusive_scan, 128, 16>();
   register_shape<operation::inclusive_scan, 256, 12>();
   register_keyed_shapes<operation::inclusive_scan_by_key>();
-  register_keyed_shapes<operation::run_length_encode>();
   register_keyed_shapes<operation::reduce_by_key>();
+  register_shape<operation::run_length_encode, 256, 4>();
+  register_shape<operation::run_length_encode, 128, 8>();
+  register_shape<operation::run_length_encode, 256, 8>();
+  // The by-key scan of 4-byte keys and values (0.89x CUB in its own 256 x 4): longer tiles.
+  register_shape<operation::inclusive_scan_by_key, 128, 8, float>();
+  register_shape<operation::inclusive_scan_by_key, 256, 8, float>();
   // The scan of bytes: 16 a vector, so its own 128 x 12 holds 192 of them a thread (254 registers,
   // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
   register_shape<operation::inclusive_scan, 128, 3, std::uint8_t>();

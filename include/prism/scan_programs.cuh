@@ -41,13 +41,17 @@ inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
 inline constexpr int selection_threads = 384;
 inline constexpr int scan_rounds = 4;
-// Arrays of 8-byte elements want longer tiles: a scan of them 16 rounds; a by-key program whose
-// keys or values read are 8 bytes 8 rounds, where a key and its value together are at most 12
-// bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers). Rows
-// <op>/int64/raw and raw_<threads>x<rounds> of docs/benchmarks/scan.md, "Tile shapes of the
-// 8-byte programs".
-template <class T>
-inline constexpr int streaming_rounds_of = sizeof(T) == 8 ? 16 : streaming_rounds;
+// Arrays of 8-byte elements want longer tiles: a sum of them 24 rounds (16 until the round
+// prefixes left the registers for shared memory, which 24 had spilled; other operators keep 16:
+// theirs at 24 are not measured, and take up to 185 registers, two blocks an SM); a by-key program
+// whose keys or values read are 8 bytes 8 rounds, where a key and its value together are at most
+// 12 bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers); and
+// run-length encoding of 8-byte keys, which reads no values, 12 rounds in blocks of 128
+// (reduce_by_key_shape, below). Rows <op>/int64/raw and raw_<threads>x<rounds> of
+// docs/benchmarks/scan.md, "Tile shapes of the 8-byte programs".
+template <class T, class Op>
+inline constexpr int streaming_rounds_of =
+    sizeof(T) != 8 ? streaming_rounds : std::is_same_v<Op, functors::plus<T>> ? 24 : 16;
 template <class... T>
 inline constexpr int keyed_rounds_of =
     std::max({sizeof(T)...}) == 8 && (sizeof(T) + ...) <= 12 ? 8 : scan_rounds;
@@ -59,7 +63,7 @@ constexpr int scan_vector = std::max(1, vector_width<T...>);
 struct nothing {};
 
 // scan: the scan value is the element.
-template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T>>
+template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T, Op>>
 struct scan_program {
   using scan_type = T;
   static constexpr int vector = scan_vector<T>;
@@ -144,8 +148,13 @@ struct scan_by_key_program {
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds;
   static constexpr bool counts_flags = false;
+  // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
+  // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
+  // reduce_by_key_program's are, not held beside them.
   struct items {
-    bool head[vector];
+    T value[vector];
+    unsigned heads;  // bit k: element k starts a run
+    __device__ bool head(int k) const { return heads >> k & 1u; }
   };
   using shared_storage = nothing;
   const K* keys;
@@ -164,23 +173,25 @@ struct scan_by_key_program {
     prefetch_l2(x, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  __device__ scan_type scan_value(const items& it, int k) const { return {it.value[k], it.head(k) ? 1u : 0u}; }
   template <class Whole>
-  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const {
+  __device__ void load(std::size_t i, items& it, Whole whole) const {
     K k[vector];
-    T v[vector];
     load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-    load_elements<vector>(x, i, n, x_aligned, v, whole);
-    run_heads<vector>(keys, i, n, k, eq, it.head, whole);
+    load_elements<vector>(x, i, n, x_aligned, it.value, whole);
+    bool head[vector];
+    run_heads<vector>(keys, i, n, k, eq, head, whole);
+    it.heads = 0;
 #pragma unroll
-    for (int j = 0; j < vector; ++j) s[j] = {v[j], it.head[j]};
+    for (int j = 0; j < vector; ++j) it.heads |= unsigned{head[j]} << j;
   }
-  __device__ void emit(std::size_t i, const items& it, const scan_type (&s)[vector], maybe<scan_type> running,
-                       const tile_info<scan_type>&, shared_storage&) const {
+  __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
+                       shared_storage&) const {
     T o[vector];
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
-      if (exclusive) o[k] = it.head[k] || !running.present ? init : op(init, running.value.value);
-      running = {combine(running, s[k], combiner()), true};
+      if (exclusive) o[k] = it.head(k) || !running.present ? init : op(init, running.value.value);
+      running = {combine(running, scan_value(it, k), combiner()), true};
       if (!exclusive) o[k] = running.value.value;
     }
     store_elements<vector>(out, i, n, out_aligned, o);
@@ -346,15 +357,24 @@ struct ones {
   __device__ C operator[](std::size_t) const { return C(1); }
 };
 
-// Rounds by the arrays read: the keys, and the values unless they are run-length encoding's ones.
+// The tile of a by-key reduction: rounds by the arrays read (the keys, and the values unless they
+// are run-length encoding's ones); run-length encoding of 8-byte keys in 128 x 12 (above).
+template <class K, class T, class Values>
+struct reduce_by_key_shape {
+  static constexpr bool counting = std::is_same_v<Values, ones<T>>;
+  static constexpr bool wide_runs = counting && sizeof(K) == 8;
+  static constexpr int threads = wide_runs ? 128 : scan_threads;
+  static constexpr int rounds = wide_runs ? 12 : counting ? keyed_rounds_of<K> : keyed_rounds_of<K, T>;
+};
+
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
 // with consecutive threads on consecutive runs (CUB's two-phase scatter), instead of each thread
 // storing its own runs where they fall; a variant for bench_scan's raw_staged_<threads>x<rounds>
 // rows (its tiles must leave the engine room within 48 KB of shared memory).
-template <class K, class T, class Values, class Op, class Eq, int Threads = scan_threads,
-          int Rounds = std::is_same_v<Values, ones<T>> ? keyed_rounds_of<K> : keyed_rounds_of<K, T>, bool Staged = false>
+template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
+          int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false>
 struct reduce_by_key_program {
-  static constexpr bool counting = std::is_same_v<Values, ones<T>>;
+  static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds;
