@@ -372,9 +372,14 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // write), so that a tile of more keys can keep as many keys a thread (CUB's sm_90 pass: 384 x 19).
 // Blocks an SM asked of __launch_bounds__: at 256 threads 4 (64 registers a thread) up to 16 keys,
 // 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
+// MatchAny (bench_sort's early_match rows): each key's group found by __match_any_sync instead of
+// ballots, as CUB's pass does; its cost falls with the distinct values a warp holds, the ballots'
+// does not (CUB's pass gains 16% on 16 distinct keys, this one's 6%: docs/benchmarks/sort.md,
+// "Where sort_few's time goes").
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
-template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads>
+template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
+          bool MatchAny = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
     early_counts_pass_kernel(pass_args<Key, V, Order> a) {
   constexpr unsigned T = Threads * K, warps = Threads / 32;
@@ -440,7 +445,7 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) {
     const unsigned digit = digit_of(i);
-    const unsigned peers = lanes_with_digit(digit);
+    const unsigned peers = MatchAny ? __match_any_sync(0xFFFFFFFFu, digit) : lanes_with_digit(digit);
     const unsigned at_or_below = __popc(peers & lanes_at_or_below);
     const unsigned leader = 31 - __clz(peers);
     unsigned first = 0;
@@ -543,10 +548,10 @@ __global__ void __launch_bounds__(threads)
 // in scratch (argsort's sorted keys, which nobody wants). Carry: whether values travel (values_out
 // set; values_in too, unless `indices`), known when compiled so that a keys-only sort instantiates
 // no carrying kernel. Early: the passes rank as early_counts_pass_kernel does (stage 5 of the
-// lesson), with Items keys per thread in blocks of Threads.
+// lesson), with Items keys per thread in blocks of Threads (and MatchAny, its variant above).
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
-          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, class Order>
+          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
@@ -637,7 +642,8 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
       if constexpr (Early) {
-        launch(algorithm, "early_counts_pass_kernel", early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads>,
+        launch(algorithm, "early_counts_pass_kernel",
+               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny>,
                a.tiles, Threads, stream, a);
       } else {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, Carry>, a.tiles, threads, stream, a);
