@@ -110,6 +110,22 @@ __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
 
+// The same kept in one register where a program holds its elements' heads (the by-key programs'
+// items): bit k, element i + k starts a run; none past the end.
+struct run_head_bits {
+  unsigned heads;
+  __device__ bool head(int k) const { return heads >> k & 1u; }
+  template <int V, class K, class Eq, bool Whole>
+  __device__ void find(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq,
+                       std::bool_constant<Whole> whole) {
+    bool head[V];
+    run_heads<V>(keys, i, n, k, eq, head, whole);
+    heads = 0;
+#pragma unroll
+    for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
+  }
+};
+
 // scan by key: (value, whether a run starts in the segment); a segment that starts a run forgets
 // what came before it. Associative when op is. A 4-byte value and its flag fit one packed state.
 template <class T>
@@ -151,10 +167,8 @@ struct scan_by_key_program {
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
   // reduce_by_key_program's are, not held beside them.
-  struct items {
+  struct items : run_head_bits {
     T value[vector];
-    unsigned heads;  // bit k: element k starts a run
-    __device__ bool head(int k) const { return heads >> k & 1u; }
   };
   using shared_storage = nothing;
   const K* keys;
@@ -179,11 +193,7 @@ struct scan_by_key_program {
     K k[vector];
     load_elements<vector>(keys, i, n, keys_aligned, k, whole);
     load_elements<vector>(x, i, n, x_aligned, it.value, whole);
-    bool head[vector];
-    run_heads<vector>(keys, i, n, k, eq, head, whole);
-    it.heads = 0;
-#pragma unroll
-    for (int j = 0; j < vector; ++j) it.heads |= unsigned{head[j]} << j;
+    it.find(keys, i, n, k, eq, whole);
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
                        shared_storage&) const {
@@ -383,11 +393,9 @@ struct reduce_by_key_program {
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
   // they took limited the blocks per SM.
-  struct items {
+  struct items : run_head_bits {
     K key[vector];
-    unsigned heads;  // bit k: element k starts a run (one register, not one per element)
     std::conditional_t<counting, ones<T>, T[vector]> value;
-    __device__ bool head(int k) const { return heads >> k & 1u; }
   };
   // Run r of the tile's keys at r - before (the runs started before the tile); its sum at
   // r - before + 1, slot 0 being the run the tile continues. Whether the tile's first element
@@ -419,12 +427,8 @@ struct reduce_by_key_program {
   template <class Whole>
   __device__ void load(std::size_t i, items& it, Whole whole) const {
     load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
-    bool head[vector];
-    run_heads<vector>(keys, i, n, it.key, eq, head, whole);
+    it.find(keys, i, n, it.key, eq, whole);
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
-    it.heads = 0;  // and none past the end
-#pragma unroll
-    for (int k = 0; k < vector; ++k) it.heads |= unsigned{head[k] && (Whole::value || i + k < n)} << k;
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>& tile,
                        shared_storage& shared) const {

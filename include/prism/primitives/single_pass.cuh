@@ -105,6 +105,7 @@ __global__ void __launch_bounds__(Program::threads)
   const std::size_t base = tile * tile_items<Program>;
   const std::size_t span = base + warp * warp_items;
 
+  const auto element = [&](int r) { return span + (std::size_t(r) * 32 + lane) * V; };  // round r's first
   constexpr bool rebuilds = rebuilds_scan_values<Program>;
   typename Program::items items[R];
   S s[rebuilds ? 1 : R][V];
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(Program::threads)
   const auto load_tile = [&](auto whole) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      const std::size_t i = span + (std::size_t(r) * 32 + lane) * V;
+      const std::size_t i = element(r);
       if constexpr (rebuilds) {
         program.load(i, items[r], whole);
       } else {
@@ -233,7 +234,7 @@ __global__ void __launch_bounds__(Program::threads)
   };
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const std::size_t i = span + (std::size_t(r) * 32 + lane) * V;
+    const std::size_t i = element(r);
     const maybe<S> before = combine(thread_prefix, round_prefix_of(r), op);
     if constexpr (rebuilds) {
       program.emit(i, items[r], before, info, program_shared);
