@@ -228,6 +228,9 @@ stage_sanitize() {
   for i in "${!logs[@]}"; do
     status=$(cat "${logs[$i]}.status" 2>/dev/null || echo lost)
     rm -f "${logs[$i]}.status"
+    # 77 is the tests' own exit when every test they ran was skipped (test/main.cpp), as in a
+    # shard holding only two-GPU tests; an error the tool found exits 99 instead.
+    [ "$status" = 77 ] && status=0
     echo "== ${logs[$i]##*/.sanitize-} (exit $status)"
     grep -E "SUMMARY|tests? ran|PASSED|FAILED|Error|error" "${logs[$i]}" |
       grep -v "^\[ *\(OK\|RUN\)\|Host Frame\|Device Frame" | head -20
