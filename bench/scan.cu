@@ -423,13 +423,18 @@ void register_shape() {
 }
 
 // The shapes tried beside the 8-byte programs' own (scan_programs.cuh: the scan's 128 x 24,
-// run_length_encode's 128 x 12, the others' 256 x 8; 4-byte elements' 128 x 12 and 256 x 4 among
-// the tried); the by-key programs stage a tile in shared memory, which holds at most 256 x 8 of them.
+// run_length_encode's and the scan by key's 128 x 12, reduce_by_key's 256 x 8; 4-byte elements'
+// 128 x 12 and 256 x 4 among the tried); the by-key programs stage a tile in shared memory, which
+// holds at most 256 x 8 of them.
 template <operation op>
 void register_keyed_shapes() {
   register_shape<op, 256, 4>();
   register_shape<op, 128, 8>();
-  register_shape<op, 128, 12>();
+  if constexpr (op == operation::inclusive_scan_by_key) {
+    register_shape<op, 256, 8>();  // its former shape
+  } else {
+    register_shape<op, 128, 12>();
+  }
 }
 void register_shapes(bool gpu) {
   if (!gpu) return;
@@ -441,8 +446,8 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 256, 4>();
   register_shape<operation::run_length_encode, 128, 8>();
   register_shape<operation::run_length_encode, 256, 8>();
-  // The by-key scan of 4-byte keys and values (0.89x CUB in its own 256 x 4): longer tiles.
-  register_shape<operation::inclusive_scan_by_key, 128, 8, float>();
+  // The by-key scan of 4-byte keys and values, beside its own 128 x 8: its former 256 x 4, and 256 x 8.
+  register_shape<operation::inclusive_scan_by_key, 256, 4, float>();
   register_shape<operation::inclusive_scan_by_key, 256, 8, float>();
   // The scan of bytes: 16 a vector, so its own 128 x 12 holds 192 of them a thread (254 registers,
   // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
@@ -461,15 +466,15 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
-  // run_length_encode of 4-byte keys (its own 256 x 4 far behind cub's row): smaller tiles, more
-  // of them in flight on each SM while their look-backs wait.
+  // run_length_encode of 4-byte keys (four a vector; its own 256 x 4 holds 4,096): tiles of 2,048
+  // and 1,024 keys, more of them in flight on each SM while their look-backs wait.
   register_shape<operation::run_length_encode, 128, 4, std::int32_t>();
   register_shape<operation::run_length_encode, 128, 2, std::int32_t>();
   register_shape<operation::run_length_encode, 256, 2, std::int32_t>();
   // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
   // Staged), in the tiles whose staging fits beside the engine's own shared memory.
-  register_shape<operation::run_length_encode, 256, 4, std::int32_t, true>();
-  register_shape<operation::run_length_encode, 128, 8, std::int32_t, true>();
+  register_shape<operation::run_length_encode, 256, 2, std::int32_t, true>();
+  register_shape<operation::run_length_encode, 128, 4, std::int32_t, true>();
   register_shape<operation::run_length_encode, 128, 4, std::int64_t, true>();
   register_shape<operation::reduce_by_key, 256, 2, float, true>();
   register_shape<operation::reduce_by_key, 128, 4, float, true>();

@@ -47,14 +47,27 @@ inline constexpr int scan_rounds = 4;
 // whose keys or values read are 8 bytes 8 rounds, where a key and its value together are at most
 // 12 bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers); and
 // run-length encoding of 8-byte keys, which reads no values, 12 rounds in blocks of 128
-// (reduce_by_key_shape, below). Rows <op>/int64/raw and raw_<threads>x<rounds> of
-// docs/benchmarks/scan.md, "Tile shapes of the 8-byte programs".
+// (reduce_by_key_shape, below). The scan by key has a shape of its own (scan_by_key_shape). Rows
+// <op>/int64/raw and raw_<threads>x<rounds> of docs/benchmarks/scan.md, "Tile shapes of the 8-byte
+// programs".
 template <class T, class Op>
 inline constexpr int streaming_rounds_of =
     sizeof(T) != 8 ? streaming_rounds : std::is_same_v<Op, functors::plus<T>> ? 24 : 16;
 template <class... T>
 inline constexpr int keyed_rounds_of =
     std::max({sizeof(T)...}) == 8 && (sizeof(T) + ...) <= 12 ? 8 : scan_rounds;
+// The scan by key in blocks of 128: 8 rounds where its key and value are 4 bytes or less, 12 where
+// one is 8 bytes and the two 12; 8-byte keys with 8-byte values (not measured so) keep 256 x 4.
+// In one H100 run at 2^28 (int32 keys; docs/benchmarks/scan.md, "The scan by key in blocks of
+// 128"), float values 2,378 GB/s in 256 x 4 and 2,569 in 128 x 8; int64 values 2,029 in 256 x 8
+// and 2,192 in 128 x 12.
+template <class K, class T>
+struct scan_by_key_shape {
+  static constexpr std::size_t widest = std::max(sizeof(K), sizeof(T)), bytes = sizeof(K) + sizeof(T);
+  static constexpr bool longer = widest <= 4 || (widest == 8 && bytes <= 12);
+  static constexpr int threads = longer ? 128 : scan_threads;
+  static constexpr int rounds = !longer ? scan_rounds : widest <= 4 ? 8 : 12;
+};
 
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
@@ -158,7 +171,8 @@ struct segmented {
   }
 };
 
-template <class K, class T, class Op, class Eq, int Threads = scan_threads, int Rounds = keyed_rounds_of<K, T>>
+template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
+          int Rounds = scan_by_key_shape<K, T>::rounds>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
@@ -386,7 +400,10 @@ template <class K, class T, class Values, class Op, class Eq, int Threads = redu
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
-  static constexpr int vector = scan_vector<K, T>;
+  // Run-length encoding loads no counts: its vectors are the keys' own, of at most 4 elements (16
+  // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding, 2 keys a vector:
+  // 1.6x CUB's instructions; docs/benchmarks/scan.md, "The eighth run").
+  static constexpr int vector = counting ? scan_vector<K, std::uint32_t> : scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
