@@ -17,8 +17,8 @@
 //                                         which tile the early-counts pass wants, with and
 //                                         without values; early_<B>x<K>: blocks of B threads;
 //                                         early_ballot_<K>, early_match_<K> (sort, sort_few):
-//                                         every pass ranks by ballots, or by __match_any_sync
-//                                         (CUB's way), where the library chooses per pass
+//                                         every pass ranks by ballots, or by __match_any_sync,
+//                                         where the library chooses per pass
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest

@@ -373,8 +373,8 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // write), so that a tile of more keys can keep as many keys a thread (CUB's sm_90 pass: 384 x 19).
 // Blocks an SM asked of __launch_bounds__: at 256 threads 4 (64 registers a thread) up to 16 keys,
 // 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
-// Ranking: how a warp finds the lanes whose key has its key's digit. Eight ballots cost the same
-// for any keys; __match_any_sync (CUB's pass) costs less the fewer distinct digits a warp holds
+// Ranking: how a warp finds the lanes whose key has its key's digit. Eight ballots (CUB's way too)
+// cost the same for any keys; __match_any_sync costs less the fewer distinct digits a warp holds
 // and much more on random keys: in one H100 run at 2^28 (docs/benchmarks/sort.md, "Ranking by
 // match_any"), sort_few (16 distinct keys) 1,564 GB/s by ballots, 1,699 by match_any; a random
 // sort 1,465 by ballots, 858 by match_any. The library's passes choose per pass (by_digits): from
