@@ -453,24 +453,27 @@ void register_shapes(bool gpu) {
   // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
   register_shape<operation::inclusive_scan, 128, 3, std::uint8_t>();
   register_shape<operation::inclusive_scan, 128, 6, std::uint8_t>();
-  // unique (a selection: at most 4 rounds), at 0.69x CUB for int64 and 0.79x for floats in its own
-  // 384 x 4: other blocks and rounds.
+  // unique, at 0.76x CUB for int64 and 0.82x for floats in its own 384 x 4 (8 int64 a thread,
+  // where CUB's holds 11): other blocks, and more rounds than the 4 that the counts' 16-bit
+  // fields allowed (single_pass_kernel).
   register_shape<operation::unique, 256, 4>();
-  register_shape<operation::unique, 512, 4>();
-  register_shape<operation::unique, 384, 2>();
+  register_shape<operation::unique, 256, 8>();
+  register_shape<operation::unique, 384, 6>();
   register_shape<operation::unique, 256, 4, float>();
-  register_shape<operation::unique, 512, 4, float>();
-  register_shape<operation::unique, 384, 2, float>();
+  register_shape<operation::unique, 256, 8, float>();
+  register_shape<operation::unique, 384, 5, float>();
   // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
   register_shape<operation::reduce_by_key, 256, 4, float>();
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
-  // run_length_encode of 4-byte keys (four a vector; its own 256 x 4 holds 4,096): tiles of 2,048
-  // and 1,024 keys, more of them in flight on each SM while their look-backs wait.
+  // run_length_encode of 4-byte keys (four a vector; its own 256 x 4 holds 16 a thread): 8 a
+  // thread as before, and 24 (a tile's own work is most of a thread's at 8: ncu in
+  // docs/benchmarks/scan.md, "Where the time goes").
   register_shape<operation::run_length_encode, 128, 4, std::int32_t>();
-  register_shape<operation::run_length_encode, 128, 2, std::int32_t>();
   register_shape<operation::run_length_encode, 256, 2, std::int32_t>();
+  register_shape<operation::run_length_encode, 256, 6, std::int32_t>();
+  register_shape<operation::run_length_encode, 128, 6, std::int32_t>();
   // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
   // Staged), in the tiles whose staging fits beside the engine's own shared memory.
   register_shape<operation::run_length_encode, 256, 2, std::int32_t, true>();

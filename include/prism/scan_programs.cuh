@@ -259,8 +259,9 @@ struct head_flags {
 // compact, partition, unique, unique_by_key: keep elements of P (and of Q, unless Q is `nothing`)
 // where the flags say. Kept elements are gathered in shared memory at their rank within the tile
 // (the rejected ones after them for a partition), then the block writes them out with consecutive
-// threads on consecutive addresses. Rounds (at most 4: the counts' packed fields) and Threads (0:
-// the rule above) are the tile's shape, as the other programs take theirs.
+// threads on consecutive addresses. Rounds (as many as the counts' packed fields allow: 9 of
+// 8-byte elements, 8 of 4-byte ones; single_pass_kernel) and Threads (0: the rule above) are the
+// tile's shape, as the other programs take theirs.
 template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;

@@ -14,6 +14,7 @@
 #include <prism/primitives/tile_state.cuh>
 #include <prism/scratch.hpp>
 
+#include <cuda/std/bit>
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -147,16 +148,19 @@ __global__ void __launch_bounds__(Program::threads)
   S warp_total;
   if constexpr (Program::counts_flags) {
     // Counts of kept elements: each vector's count (0 .. V) for all R rounds packed in one 64-bit
-    // word, 16 bits per round, and one warp scan of those words counts every round at once (a
-    // field sums at most 32 V: it never carries into the next).
-    static_assert(R <= 4 && 32 * V < 65536, "the rounds' counts fit 16-bit fields of one word");
+    // word, one field per round, and one warp scan of those words counts every round at once (a
+    // field sums at most 32 V: it never carries into the next). Fields of 16 bits up to 4 rounds;
+    // more rounds take the fewest bits that hold 32 V (7 for 8-byte elements: up to 9 rounds).
+    constexpr int field = R <= 4 ? 16 : static_cast<int>(cuda::std::bit_width(32u * V));
+    constexpr std::uint64_t field_mask = (std::uint64_t{1} << field) - 1;
+    static_assert(R * field <= 64 && 32 * V <= field_mask, "the rounds' counts fit the fields of one word");
     std::uint64_t counts = 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       unsigned c = 0;
 #pragma unroll
       for (int k = 0; k < V; ++k) c += scan_value(r, k).value != 0;
-      counts |= std::uint64_t{c} << (16 * r);
+      counts |= std::uint64_t{c} << (field * r);
     }
     const functors::plus<std::uint64_t> add;
     const std::uint64_t inclusive = warp_inclusive_scan(counts, add);
@@ -166,8 +170,8 @@ __global__ void __launch_bounds__(Program::threads)
     unsigned before = 0;  // the kept elements of the warp's earlier rounds
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      round_prefix[r] = {S{before + static_cast<unsigned>(below >> (16 * r) & 0xFFFFu)}, true};
-      before += static_cast<unsigned>(all >> (16 * r) & 0xFFFFu);
+      round_prefix[r] = {S{before + static_cast<unsigned>(below >> (field * r) & field_mask)}, true};
+      before += static_cast<unsigned>(all >> (field * r) & field_mask);
     }
     warp_total = S{before};
   } else if constexpr (blocked_round_scan<Program>) {
