@@ -468,7 +468,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
   // run_length_encode of 4-byte keys (four a vector; its own 256 x 4 holds 16 a thread): 8 a
-  // thread as before, and 24 (a tile's own work is most of a thread's at 8: ncu in
+  // thread as before, and 24 (raw spent more a tile than CUB on fewer keys: ncu in
   // docs/benchmarks/scan.md, "Where the time goes").
   register_shape<operation::run_length_encode, 128, 4, std::int32_t>();
   register_shape<operation::run_length_encode, 256, 2, std::int32_t>();
