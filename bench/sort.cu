@@ -16,9 +16,8 @@
 //                                         (raw: 24 for keys; pairs 16 in blocks of 384), and carrying values:
 //                                         which tile the early-counts pass wants, with and
 //                                         without values; early_<B>x<K>: blocks of B threads;
-//                                         early_ballot_<K>, early_match_<K> (sort, sort_few):
-//                                         every pass ranks by ballots, or by __match_any_sync,
-//                                         where the library chooses per pass
+//                                         early_match_<K> (sort, sort_few): keys ranked by
+//                                         __match_any_sync (CUB's way) instead of ballots
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -243,20 +242,16 @@ void register_lesson() {
 }
 
 // Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread in blocks of Threads, on
-// the rows' arrays, ranking as Ranking says (rows early_ballot_<K> and early_match_<K> force one
-// way for every pass; early_<K> is the library's choice per pass).
-template <operation op, unsigned K, unsigned Threads = detail::radix::threads,
-          detail::radix::ranking Ranking = detail::radix::ranking::by_digits>
+// the rows' arrays; MatchAny: keys ranked by __match_any_sync, as CUB's pass ranks (rows
+// early_match_<K>).
+template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false>
 void register_early() {
   using Key = std::uint32_t;
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const traffic bytes = traffic_of<Key>(op, n);
     const std::string key = std::string(name_of(op)) + "/uint32/" + std::to_string(n);
     for (cache c : cache_modes(bytes)) {
-      using detail::radix::ranking;
-      const std::string shape = std::string(Ranking == ranking::match_any ? "match_"
-                                            : Ranking == ranking::ballots ? "ballot_"
-                                                                          : "") +
+      const std::string shape = std::string(MatchAny ? "match_" : "") +
                                 (Threads == detail::radix::threads ? "" : std::to_string(Threads) + "x") + std::to_string(K);
       const std::string row = row_name(name_of(op), "uint32", "early_" + shape, n, c);
       short_rows(benchmark::RegisterBenchmark(
@@ -267,7 +262,7 @@ void register_early() {
                        const order bits{detail::key_kind::unsigned_integer, false};
                        constexpr bool pairs = op == operation::sort_by_key;
                        time_on_gpu(state, bytes, c, [&] {
-                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, Ranking>(
+                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, MatchAny>(
                              name_of(op), par, a.keys.data(), a.keys_out.data(), pairs ? a.values.data() : nullptr,
                              pairs ? a.values_out.data() : nullptr, false, a.keys.size(), bits);
                        });
@@ -289,12 +284,8 @@ void register_rows(bool gpu) {
     register_early<operation::sort, 28>();
     register_early<operation::sort, 32>();
     register_early<operation::sort_few, 16>();
-    register_early<operation::sort_few, 24>();
-    using detail::radix::ranking;
-    register_early<operation::sort, 24, detail::radix::threads, ranking::ballots>();
-    register_early<operation::sort_few, 24, detail::radix::threads, ranking::ballots>();
-    register_early<operation::sort, 24, detail::radix::threads, ranking::match_any>();
-    register_early<operation::sort_few, 24, detail::radix::threads, ranking::match_any>();
+    register_early<operation::sort, 24, detail::radix::threads, true>();
+    register_early<operation::sort_few, 24, detail::radix::threads, true>();
     register_early<operation::sort_by_key, 12>();
     register_early<operation::sort_by_key, 16>();
     register_early<operation::sort_by_key, 20>();

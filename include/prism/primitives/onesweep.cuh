@@ -119,7 +119,6 @@ struct pass_args {
   // Onesweep: where each digit of this portion starts in the output (256 values), the look-back
   // words (tiles x 256, zeroed), and the ticket counter (zero, left zero).
   const unsigned long long* digit_base;
-  const unsigned* digit_count;  // the portion's count of each digit in this pass (256 values)
   unsigned* states;
   unsigned* ticket;
   // Stage 3 of the lesson: where each (digit, tile) starts, digit-major, from a counting pass.
@@ -373,20 +372,14 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // write), so that a tile of more keys can keep as many keys a thread (CUB's sm_90 pass: 384 x 19).
 // Blocks an SM asked of __launch_bounds__: at 256 threads 4 (64 registers a thread) up to 16 keys,
 // 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
-// Ranking: how a warp finds the lanes whose key has its key's digit. Eight ballots (CUB's way too)
-// cost the same for any keys; __match_any_sync costs less the fewer distinct digits a warp holds
-// and much more on random keys: in one H100 run at 2^28 (docs/benchmarks/sort.md, "Ranking by
-// match_any"), sort_few (16 distinct keys) 1,564 GB/s by ballots, 1,699 by match_any; a random
-// sort 1,465 by ballots, 858 by match_any. The library's passes choose per pass (by_digits): from
-// the portion's digit counts, known before the pass, match_any where at most
-// `match_any_digits` distinct digits occur, else the ballots: one choice for every block, so a
-// warp never branches on it. bench_sort's early_ballot_<K> and early_match_<K> rows force one.
-enum class ranking { by_digits, ballots, match_any };
-inline constexpr unsigned match_any_digits = 16;
+// MatchAny (bench_sort's early_match rows): each key's group found by __match_any_sync instead of
+// ballots, as CUB's pass does; its cost falls with the distinct values a warp holds, the ballots'
+// does not (CUB's pass gains 16% on 16 distinct keys, this one's 6%: docs/benchmarks/sort.md,
+// "Where sort_few's time goes").
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
-          ranking Ranking = ranking::by_digits>
+          bool MatchAny = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
     early_counts_pass_kernel(pass_args<Key, V, Order> a) {
   constexpr unsigned T = Threads * K, warps = Threads / 32;
@@ -397,7 +390,6 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
   __shared__ unsigned long long digit_global[radix];  // output position of the tile's place 0, per digit
   __shared__ shared_buffer<X, T> exchange;
   __shared__ unsigned tile_ticket;
-  __shared__ bool few_digits;
 
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   take_ticket(a.ticket, a.tiles, tile_ticket);
@@ -424,18 +416,15 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
   const auto exists = [&](unsigned i) { return ((present >> i) & 1u) != 0; };
   const auto digit_of = [&](unsigned i) { return exists(i) ? a.digit(key[i]) : radix - 1; };
 
-  // 1. Each warp's count of each digit; and, for the choice of ranking, how many digits occur in
-  //    this pass of the portion (thread d reads digit d's count).
-  const unsigned d = threadIdx.x;
-  const bool digit_thread = Threads == radix || d < radix;
-  const bool occurs = Ranking == ranking::by_digits && digit_thread && a.digit_count[d] != 0;
+  // 1. Each warp's count of each digit.
 #pragma unroll
   for (unsigned i = 0; i < K; ++i) atomicAdd(&warp_counts[warp][digit_of(i)], 1u);
-  const unsigned digits_in_pass = __syncthreads_count(occurs);
-  if (threadIdx.x == 0) few_digits = digits_in_pass <= match_any_digits;
+  __syncthreads();
 
   // 2. Thread d: the tile's count of digit d, published; where the tile's run of d starts
   //    (a scan over the digits); each warp's first place in it.
+  const unsigned d = threadIdx.x;
+  const bool digit_thread = Threads == radix || d < radix;
   const unsigned count = digit_thread ? warp_starts(warp_counts, d) : 0u;
   const unsigned published = d == radix - 1 ? count - (T - in_tile) : count;
   if (digit_thread) publish_count(a.states, tile, d, published);
@@ -452,29 +441,18 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
   //    before the shuffle that hands its result on, so the next key's leaders see its add.
   Key* keys_shared = exchange.template as<Key>();
   unsigned position[Values ? K : 1];
-  // The loop once for each way of ranking, chosen outside it. The choice comes back from shared
-  // memory: taken straight from __syncthreads_count (a value the compiler knows every thread
-  // shares), ptxas of CUDA 13.0 failed to allocate registers ("register count of '7'").
-  const bool by_match_any = Ranking == ranking::match_any || (Ranking == ranking::by_digits && few_digits);
   const unsigned lanes_at_or_below = 0xFFFFFFFFu >> (31 - lane);
-  const auto rank_keys = [&](auto match_any) {
 #pragma unroll
-    for (unsigned i = 0; i < K; ++i) {
-      const unsigned digit = digit_of(i);
-      const unsigned peers = decltype(match_any)::value ? __match_any_sync(0xFFFFFFFFu, digit) : lanes_with_digit(digit);
-      const unsigned at_or_below = __popc(peers & lanes_at_or_below);
-      const unsigned leader = 31 - __clz(peers);
-      unsigned first = 0;
-      if (lane == leader) first = atomicAdd(&warp_counts[warp][digit], at_or_below);
-      const unsigned place = __shfl_sync(0xFFFFFFFFu, first, leader) + at_or_below - 1;
-      keys_shared[place] = key[i];
-      if constexpr (Values) position[i] = place;
-    }
-  };
-  if (by_match_any) {
-    if constexpr (Ranking != ranking::ballots) rank_keys(std::true_type{});
-  } else {
-    if constexpr (Ranking != ranking::match_any) rank_keys(std::false_type{});
+  for (unsigned i = 0; i < K; ++i) {
+    const unsigned digit = digit_of(i);
+    const unsigned peers = MatchAny ? __match_any_sync(0xFFFFFFFFu, digit) : lanes_with_digit(digit);
+    const unsigned at_or_below = __popc(peers & lanes_at_or_below);
+    const unsigned leader = 31 - __clz(peers);
+    unsigned first = 0;
+    if (lane == leader) first = atomicAdd(&warp_counts[warp][digit], at_or_below);
+    const unsigned place = __shfl_sync(0xFFFFFFFFu, first, leader) + at_or_below - 1;
+    keys_shared[place] = key[i];
+    if constexpr (Values) position[i] = place;
   }
 
   // 4. The look-back, now that the predecessors have had the ranking's time.
@@ -570,11 +548,10 @@ __global__ void __launch_bounds__(threads)
 // in scratch (argsort's sorted keys, which nobody wants). Carry: whether values travel (values_out
 // set; values_in too, unless `indices`), known when compiled so that a keys-only sort instantiates
 // no carrying kernel. Early: the passes rank as early_counts_pass_kernel does (stage 5 of the
-// lesson), with Items keys per thread in blocks of Threads, ranking as Ranking says (above).
+// lesson), with Items keys per thread in blocks of Threads (and MatchAny, its variant above).
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
-          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, ranking Ranking = ranking::by_digits,
-          class Order>
+          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
@@ -662,12 +639,11 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       a.count = std::min(portion_items, n - a.begin);
       a.tiles = static_cast<unsigned>((a.count + T - 1) / T);
       a.digit_base = base + (q * passes + p) * radix;
-      a.digit_count = counts + (q * passes + p) * radix;
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
       if constexpr (Early) {
         launch(algorithm, "early_counts_pass_kernel",
-               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, Ranking>,
+               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny>,
                a.tiles, Threads, stream, a);
       } else {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, Carry>, a.tiles, threads, stream, a);
