@@ -392,6 +392,24 @@ void call_in_shape(arrays<T>& a) {
                      static_cast<nothing*>(nullptr), Flags{values, {}}, n, aligned(x), false, false, nullptr,
                      a.count.data()};
     });
+  } else if constexpr (op == operation::compact) {  // by a byte of flags, as the library has it
+    using Flags = stencil_flags<std::uint8_t, functors::nonzero<std::uint8_t>>;
+    using Program = select_program<T, nothing, Flags, Rounds, Threads>;
+    constexpr int V = Program::vector;
+    const std::uint8_t* flags = a.flags.data();
+    run_single_pass<Program>("compact", policy, n, [&](void*) {
+      return Program{x, static_cast<const nothing*>(nullptr), out, static_cast<nothing*>(nullptr),
+                     Flags{flags, {}, vector_aligned<V>(flags)}, n, vector_aligned<V>(x), false, false, nullptr,
+                     a.count.data()};
+    });
+  } else if constexpr (op == operation::unique_by_key) {
+    using Flags = head_flags<std::int32_t, same_key>;
+    using Program = select_program<std::int32_t, T, Flags, Rounds, Threads>;
+    constexpr int V = Program::vector;
+    run_single_pass<Program>("unique_by_key", policy, n, [&](void*) {
+      return Program{keys, x, a.keys_out.data(), out, Flags{keys, {}}, n, vector_aligned<V>(keys), vector_aligned<V>(x),
+                     false, nullptr, a.count.data()};
+    });
   } else {
     static_assert(op == operation::reduce_by_key);
     using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged>;
@@ -453,27 +471,32 @@ void register_shapes(bool gpu) {
   // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
   register_shape<operation::inclusive_scan, 128, 3, std::uint8_t>();
   register_shape<operation::inclusive_scan, 128, 6, std::uint8_t>();
-  // unique, at 0.76x CUB for int64 and 0.82x for floats in its own 384 x 4 (8 int64 a thread,
-  // where CUB's holds 11): other blocks, and more rounds than the 4 that the counts' 16-bit
-  // fields allowed (single_pass_kernel).
+  // unique of keys alone, in its own 256 x 8 (0.86x CUB for int64, 0.93x for floats when it was
+  // the row raw_256x8): its former 384 x 4, and tiles of half as many keys, in half the threads
+  // or half the rounds.
+  register_shape<operation::unique, 384, 4>();
+  register_shape<operation::unique, 128, 8>();
   register_shape<operation::unique, 256, 4>();
-  register_shape<operation::unique, 256, 8>();
-  register_shape<operation::unique, 384, 6>();
+  register_shape<operation::unique, 384, 4, float>();
+  register_shape<operation::unique, 128, 8, float>();
   register_shape<operation::unique, 256, 4, float>();
-  register_shape<operation::unique, 256, 8, float>();
-  register_shape<operation::unique, 384, 5, float>();
+  register_shape<operation::unique, 384, 4, std::int32_t>();
+  // compact of int64 (0.88x CUB in its own 384 x 4) and unique_by_key of int64 values with int32
+  // keys (0.78x in its own 256 x 4), in the longer tiles that served unique.
+  register_shape<operation::compact, 256, 8>();
+  register_shape<operation::compact, 128, 8>();
+  register_shape<operation::unique_by_key, 128, 8>();
+  register_shape<operation::unique_by_key, 256, 6>();
   // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
   register_shape<operation::reduce_by_key, 256, 4, float>();
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
-  // run_length_encode of 4-byte keys (four a vector; its own 256 x 4 holds 16 a thread): 8 a
-  // thread as before, and 24 (raw spent more a tile than CUB on fewer keys: ncu in
-  // docs/benchmarks/scan.md, "Where the time goes").
-  register_shape<operation::run_length_encode, 128, 4, std::int32_t>();
-  register_shape<operation::run_length_encode, 256, 2, std::int32_t>();
-  register_shape<operation::run_length_encode, 256, 6, std::int32_t>();
+  // run_length_encode of 4-byte keys (four a vector), in its own 256 x 6 (1.09x CUB when it was
+  // the row raw_256x6): its former 256 x 4, and 128 x 6 and 256 x 8 around it.
+  register_shape<operation::run_length_encode, 256, 4, std::int32_t>();
   register_shape<operation::run_length_encode, 128, 6, std::int32_t>();
+  register_shape<operation::run_length_encode, 256, 8, std::int32_t>();
   // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
   // Staged), in the tiles whose staging fits beside the engine's own shared memory.
   register_shape<operation::run_length_encode, 256, 2, std::int32_t, true>();

@@ -17,7 +17,7 @@
 //                                         which tile the early-counts pass wants, with and
 //                                         without values; early_<B>x<K>: blocks of B threads;
 //                                         early_match_<K> (sort, sort_few): keys ranked by
-//                                         __match_any_sync (CUB's way) instead of ballots
+//                                         __match_any_sync instead of ballots
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -242,7 +242,7 @@ void register_lesson() {
 }
 
 // Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread in blocks of Threads, on
-// the rows' arrays; MatchAny: keys ranked by __match_any_sync, as CUB's pass ranks (rows
+// the rows' arrays; MatchAny: keys ranked by __match_any_sync instead of ballots (rows
 // early_match_<K>).
 template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false>
 void register_early() {

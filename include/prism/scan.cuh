@@ -442,7 +442,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
         using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
-        using Program = select_program<K, Q, Flags>;
+        using Program = select_program<K, Q, Flags, unique_rounds_of<K, ByKey>>;
         constexpr int V = Program::vector;
         const Q* q = nullptr;
         Q* qo = nullptr;

@@ -27,10 +27,11 @@ namespace prism::detail {
 // program's own (Program::threads, Program::rounds), the fastest of the shapes tried on the H200
 // at 2^28: a scan keeps 12 rounds in flight in blocks of 128 threads (192 bytes of each array per
 // thread; 128 x 16, 128 x 8 and 256 x 8 were slower); the others hold more per element until the
-// look-back ends (a compaction's values and flags), so 4 rounds: the selections in blocks of 384
-// threads where their staged elements fit 32 KB of shared memory (a float compaction ran faster
-// that way than in blocks of 256), else 256, and the by-key programs in blocks of 256 (in blocks of
-// 128, unique, run_length_encode and reduce_by_key were slower). The shapes kept are measured by the
+// look-back ends (a compaction's values and flags), so 4 rounds (unique of keys alone 8, below):
+// the selections in blocks of 384 threads where their staged elements fit 32 KB of shared memory
+// (a float compaction ran faster that way than in blocks of 256), else 256, and the by-key
+// programs in blocks of 256 (in blocks of 128, unique, run_length_encode and reduce_by_key were
+// slower). The shapes kept are measured by the
 // raw rows of docs/benchmarks/scan.md (rows inclusive_scan/float/raw, compact/float/raw,
 // unique/float/raw). Those are the shapes of 4-byte elements; 8-byte ones take more rounds (below).
 // The scan, by-key and reduce-by-key programs take their shape as template arguments, so that
@@ -72,6 +73,13 @@ struct scan_by_key_shape {
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
 constexpr int scan_vector = std::max(1, vector_width<T...>);
+// unique of keys alone holds 8 rounds where keys are 4 or 8 bytes, and so blocks of 256
+// (select_program's rule; a tile of 32 KB): in one H100 run at 2^28 (docs/benchmarks/scan.md,
+// "The ninth run"), float 2,086 GB/s in 256 x 8 against 1,872 in 384 x 4, int64 2,181 against
+// 1,908. Smaller keys keep 4 rounds (8 of their counts' fields would not fit a word), larger ones
+// too (not measured; 8 rounds of 32-byte keys would not fit shared memory).
+template <class K, bool Values>
+inline constexpr int unique_rounds_of = !Values && (sizeof(K) == 4 || sizeof(K) == 8) ? 8 : scan_rounds;
 
 struct nothing {};
 
@@ -383,13 +391,15 @@ struct ones {
 };
 
 // The tile of a by-key reduction: rounds by the arrays read (the keys, and the values unless they
-// are run-length encoding's ones); run-length encoding of 8-byte keys in 128 x 12 (above).
+// are run-length encoding's ones); run-length encoding of 8-byte keys in 128 x 12 (above), of
+// smaller ones in 256 x 6: in one H100 run at 2^28 (int32; docs/benchmarks/scan.md, "The ninth
+// run"), 1,438 GB/s against 1,280 in 256 x 4 and CUB's 1,323.
 template <class K, class T, class Values>
 struct reduce_by_key_shape {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   static constexpr bool wide_runs = counting && sizeof(K) == 8;
   static constexpr int threads = wide_runs ? 128 : scan_threads;
-  static constexpr int rounds = wide_runs ? 12 : counting ? keyed_rounds_of<K> : keyed_rounds_of<K, T>;
+  static constexpr int rounds = wide_runs ? 12 : counting ? 6 : keyed_rounds_of<K, T>;
 };
 
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block

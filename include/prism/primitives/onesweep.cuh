@@ -373,9 +373,11 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // Blocks an SM asked of __launch_bounds__: at 256 threads 4 (64 registers a thread) up to 16 keys,
 // 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
 // MatchAny (bench_sort's early_match rows): each key's group found by __match_any_sync instead of
-// ballots, as CUB's pass does; its cost falls with the distinct values a warp holds, the ballots'
-// does not (CUB's pass gains 16% on 16 distinct keys, this one's 6%: docs/benchmarks/sort.md,
-// "Where sort_few's time goes").
+// the eight ballots (CUB's pass ballots too). Its cost falls with the distinct digits a warp holds
+// and rises far past the ballots' on random keys: in one H100 run at 2^28, sort_few (16 distinct
+// keys) 1,698 GB/s against 1,568, a random sort 861 against 1,474. Choosing per pass in the kernel
+// (both loops compiled, the pass's digit counts deciding) was slower than the ballots on both
+// (docs/benchmarks/sort.md, "Choosing the ranking per pass"), so the library ballots.
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
