@@ -213,7 +213,7 @@ stage_sanitize() {
       # out, in the exclusive sum (2026-12-06, eight host threads on one stream).
       local exclude=()
       [ $tool = racecheck ] && exclude=(--kernel-name-exclude kns=_ZN3cub)
-      [ $tool = initcheck ] && exclude=(--kernel-name-exclude 'regex=DeviceRadixSort(Histogram|ExclusiveSum)Kernel')
+      [ $tool = initcheck ] && exclude=(--kernel-name-exclude 'regex=.*DeviceRadixSort(Histogram|ExclusiveSum)Kernel.*')
       for ((shard = 0; shard < shards; shard++)); do
         log="$out/.sanitize-$tool-${binary##*/}-$shard.log"
         logs+=("$log")
