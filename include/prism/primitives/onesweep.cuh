@@ -119,6 +119,7 @@ struct pass_args {
   // Onesweep: where each digit of this portion starts in the output (256 values), the look-back
   // words (tiles x 256, zeroed), and the ticket counter (zero, left zero).
   const unsigned long long* digit_base;
+  const unsigned* one_digit;  // SkipOneDigit (below): nonzero if one digit holds every key this pass
   unsigned* states;
   unsigned* ticket;
   // Stage 3 of the lesson: where each (digit, tile) starts, digit-major, from a counting pass.
@@ -380,14 +381,39 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // (docs/benchmarks/sort.md, "Choosing the ranking per pass"), so the library ballots.
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
+// SkipOneDigit (bench_sort's early_skip rows): where one digit holds every key of the array in
+// this pass (digit_base_kernel says so), the pass is stable and moves no key: each tile copies its
+// keys (and values) to the same places, with no ranking and no look-back. CUB's pass does less
+// on such a tile too (TryShortCircuit: one digit in the tile, its keys written as they stand);
+// small integers in wide keys make such passes (sort_few's keys, 0 to 15: three of four passes).
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
-          bool MatchAny = false>
+          bool MatchAny = false, bool SkipOneDigit = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
     early_counts_pass_kernel(pass_args<Key, V, Order> a) {
   constexpr unsigned T = Threads * K, warps = Threads / 32;
   using X = std::conditional_t<(sizeof(V) > sizeof(Key)), V, Key>;
   static_assert(K <= 32 && T * sizeof(X) <= exchange_bytes);
   static_assert(Threads % 32 == 0 && Threads >= radix);
+  if constexpr (SkipOneDigit) {
+    if (*a.one_digit != 0) {
+      const std::size_t end = a.begin + a.count;
+#pragma unroll
+      for (unsigned i = 0; i < K; ++i) {
+        const std::size_t e = a.begin + std::size_t(blockIdx.x) * T + i * Threads + threadIdx.x;
+        if (e < end) {
+          a.keys_out[e] = a.keys_in[e];
+          if constexpr (Values) {
+            if constexpr (std::is_integral_v<V>) {
+              a.values_out[e] = a.indices ? static_cast<V>(e) : a.values_in[e];
+            } else {
+              a.values_out[e] = a.values_in[e];
+            }
+          }
+        }
+      }
+      return;
+    }
+  }
   __shared__ unsigned warp_counts[warps][radix];  // per warp and digit: the count, then the next tile place
   __shared__ unsigned long long digit_global[radix];  // output position of the tile's place 0, per digit
   __shared__ shared_buffer<X, T> exchange;
@@ -525,14 +551,20 @@ __global__ void __launch_bounds__(threads)
 // Block p, thread d: where digit d of pass p starts in each portion's output, from the counts of
 // every portion ([portion][pass][digit]): the digits below d everywhere, then digit d in the
 // portions before. (A template, as every kernel in a header: one definition in the program.)
-template <class = void>
+// OneDigit: and one_digit[p], whether one digit holds every key of pass p (SkipOneDigit, above).
+template <bool OneDigit = false>
 __global__ void __launch_bounds__(threads)
-    digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base) {
+    digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base,
+                      unsigned* one_digit = nullptr) {
   const unsigned p = blockIdx.x, d = threadIdx.x;
   unsigned long long total = 0;
   for (unsigned q = 0; q < portions; ++q) total += counts[(std::size_t(q) * passes + p) * radix + d];
   unsigned long long all;
   const maybe<unsigned long long> start = block_exclusive_scan(total, add{}, all);
+  if constexpr (OneDigit) {
+    const int one = __syncthreads_or(all != 0 && total == all);
+    if (d == 0) one_digit[p] = one != 0;
+  }
   unsigned long long running = start.present ? start.value : 0ull;
   for (unsigned q = 0; q < portions; ++q) {
     const std::size_t at = (std::size_t(q) * passes + p) * radix + d;
@@ -553,7 +585,8 @@ __global__ void __launch_bounds__(threads)
 // lesson), with Items keys per thread in blocks of Threads (and MatchAny, its variant above).
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
-          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false, class Order>
+          unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false,
+          bool SkipOneDigit = false, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
@@ -562,6 +595,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   constexpr unsigned group = passes < 8 ? passes : 8;
   static_assert(Early || (Items == items_per_thread<Key, V> && Threads == threads),
                 "tile_pass_kernel has one tile shape");
+  static_assert(Early || !SkipOneDigit, "only the early-counts pass skips");
   constexpr std::size_t T = Threads * Items;
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
@@ -577,8 +611,10 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   const std::size_t out_bytes = keys_scratch ? keys_bytes : 0;
   const std::size_t counts_bytes = round256(portions * passes * radix * sizeof(unsigned));
   const std::size_t base_bytes = round256(portions * passes * radix * sizeof(unsigned long long));
+  const std::size_t one_digit_bytes = SkipOneDigit ? round256(passes * sizeof(unsigned)) : 0;
   const std::size_t state_bytes = most_tiles * radix * sizeof(unsigned);
-  const scratch lease = acquire_scratch(keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes + state_bytes,
+  const scratch lease = acquire_scratch(keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes +
+                                            one_digit_bytes + state_bytes,
                                         with_explicit_stream(policy), algorithm);
   auto* memory = static_cast<unsigned char*>(lease.device());
   Key* keys_alt = reinterpret_cast<Key*>(memory);
@@ -586,7 +622,9 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   if (keys_scratch) keys_out = reinterpret_cast<Key*>(memory + keys_bytes + values_bytes);
   auto* counts = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes);
   auto* base = reinterpret_cast<unsigned long long*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes);
-  auto* states = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes);
+  auto* one_digit = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes);
+  auto* states = reinterpret_cast<unsigned*>(memory + keys_bytes + values_bytes + out_bytes + counts_bytes + base_bytes +
+                                             one_digit_bytes);
   const cudaStream_t stream = policy.stream();
 
   // Where each portion's digits start in the output, from the digit counts of passes [first, last)
@@ -606,8 +644,8 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
                stream, keys, begin, count, order, p, std::min(group, last - p), counts + q * passes * radix);
       }
     }
-    launch(algorithm, "digit_base_kernel", digit_base_kernel<>, passes, threads, stream,
-           static_cast<const unsigned*>(counts), static_cast<unsigned>(portions), passes, base);
+    launch(algorithm, "digit_base_kernel", digit_base_kernel<SkipOneDigit>, passes, threads, stream,
+           static_cast<const unsigned*>(counts), static_cast<unsigned>(portions), passes, base, one_digit);
   };
   count_digits(keys_in, 0, passes);
 
@@ -633,6 +671,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
     a.values_out = Carry ? (writes_output(p) ? values_out : values_alt) : nullptr;
     a.indices = indices && p == 0;
     a.pass = p;
+    a.one_digit = one_digit + p;
     a.states = states;
     a.ticket = lease.zeroed_counter();
     if (p > 0 && portions > 1) count_digits(a.keys_in, p, p + 1);
@@ -645,7 +684,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
             algorithm);
       if constexpr (Early) {
         launch(algorithm, "early_counts_pass_kernel",
-               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny>,
+               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny, SkipOneDigit>,
                a.tiles, Threads, stream, a);
       } else {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, Carry>, a.tiles, threads, stream, a);
