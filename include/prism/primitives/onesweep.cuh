@@ -127,6 +127,14 @@ struct pass_args {
   unsigned tiles;
 
   __device__ unsigned digit(const Key& key) const { return order.digit(key, pass); }
+  // Element e's value: its position where `indices` (a caller's value type never is one).
+  __device__ V value(std::size_t e) const {
+    if constexpr (std::is_integral_v<V>) {
+      return indices ? static_cast<V>(e) : values_in[e];
+    } else {
+      return values_in[e];
+    }
+  }
 };
 
 // The look-back of one digit (one thread per digit), in two halves. publish_count: the tile's
@@ -252,12 +260,7 @@ __device__ __forceinline__ void write_tile(const pass_args<Key, V, Order>& a, Bu
 #pragma unroll
     for (unsigned i = 0; i < K; ++i) {
       if (present(i)) {
-        const std::size_t e = warp_begin + i * 32 + lane;
-        if constexpr (std::is_integral_v<V>) {
-          values_shared[position[i]] = a.indices ? static_cast<V>(e) : a.values_in[e];
-        } else {  // a caller's value type: never positions
-          values_shared[position[i]] = a.values_in[e];
-        }
+        values_shared[position[i]] = a.value(warp_begin + i * 32 + lane);
       }
     }
     __syncthreads();
@@ -402,13 +405,7 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
         const std::size_t e = a.begin + std::size_t(blockIdx.x) * T + i * Threads + threadIdx.x;
         if (e < end) {
           a.keys_out[e] = a.keys_in[e];
-          if constexpr (Values) {
-            if constexpr (std::is_integral_v<V>) {
-              a.values_out[e] = a.indices ? static_cast<V>(e) : a.values_in[e];
-            } else {
-              a.values_out[e] = a.values_in[e];
-            }
-          }
+          if constexpr (Values) a.values_out[e] = a.value(e);
         }
       }
       return;
@@ -555,7 +552,7 @@ __global__ void __launch_bounds__(threads)
 template <bool OneDigit = false>
 __global__ void __launch_bounds__(threads)
     digit_base_kernel(const unsigned* counts, unsigned portions, unsigned passes, unsigned long long* base,
-                      unsigned* one_digit = nullptr) {
+                      unsigned* one_digit) {
   const unsigned p = blockIdx.x, d = threadIdx.x;
   unsigned long long total = 0;
   for (unsigned q = 0; q < portions; ++q) total += counts[(std::size_t(q) * passes + p) * radix + d];
