@@ -8,6 +8,8 @@
 //   histogram_normal/float      mean 0.5, standard deviation 0.1: the middle bins collide
 //   histogram_uniform/uint8     bytes over [0, 256), histogram_one_bin/uint8 every byte 77
 //   .../lesson_<stage>/n        the lesson's stages (float)
+//   .../raw_thread_counts/n     uint8: a counter per thread and bin (byte_counts_kernel in
+//                               <prism/histogram.cuh>), not yet the library's raw
 //   .../cub_float_rule/n        cub::DeviceHistogram::HistogramEven on the float samples as they
 //                               are (CUB's own rule, which prism does not use: see
 //                               <prism/histogram.hpp>): what CUB's histogram costs by itself
@@ -16,7 +18,7 @@
 // `automatic` is not timed (it runs raw or cub by type and size: the tables in
 // <prism/histogram.hpp> that these rows set).
 #include <prism/buffer.hpp>
-#include <prism/histogram.hpp>
+#include <prism/histogram.cuh>
 
 #include "harness.hpp"
 
@@ -135,6 +137,12 @@ struct arrays {
   {
     histogram(stage, par, x, counts, 0.0f, 1.0f);
   }
+  void call_thread_counts()
+    requires std::is_same_v<T, std::uint8_t>
+  {
+    detail::raw_byte_histogram(par, x.data(), x.size(), counts.data(), bins,
+                               detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
+  }
   // CUB's HistogramEven on the samples as they are, temporary storage allocated once.
   void call_cub_float_rule() {
     std::size_t bytes = 0;
@@ -204,6 +212,8 @@ void register_shape(shape s, bool gpu) {
                         [stage](arrays<T>& a) { a.call(stage); });
       }
       register_row<T>(s, n, "cub_float_rule", true, true, [](arrays<T>& a) { a.call_cub_float_rule(); });
+    } else {
+      register_row<T>(s, n, "raw_thread_counts", true, false, [](arrays<T>& a) { a.call_thread_counts(); });
     }
   }
 }

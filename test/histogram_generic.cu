@@ -231,6 +231,73 @@ TEST_P(GenericHistogram, RefusalsLeaveTheCounts) {
   EXPECT_EQ(counts.values(), std::vector<std::uint32_t>(bins, poison<std::uint32_t>()));
 }
 
+// ---- the byte kernel (a counter per thread and bin), not yet the library's raw ----------------------
+
+// Its bins by the table or, for 256 bins over [0, 256) of uint8, the bytes themselves; misaligned
+// starts (the head read alone), tails past the last vector and the one block's partial step; and,
+// in one block, inputs long enough that its 16-bit counters are flushed twice, skewed to one byte
+// so that one counter per thread counts all the way up to the flush.
+template <class T, class C, class Binner>
+void expect_byte_counts(const std::vector<T>& values, std::size_t offset, std::size_t bins, Binner binner,
+                        std::size_t max_blocks, const std::string& what) {
+  const placed_samples<T> x(values, impl::raw, offset);
+  placed_counts<C> counts(bins, impl::raw);
+  prism::detail::raw_byte_histogram(prism::par, x.view().data(), values.size(), counts.view().data(), bins, binner,
+                                    max_blocks);
+  synchronize(impl::raw);
+  EXPECT_EQ(counts.values(), [&] {
+    const auto want = reference(values, bins, binner);
+    return std::vector<C>(want.begin(), want.end());
+  }()) << what;
+}
+
+template <class T>
+std::vector<T> random_bytes(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(mix(seed ^ i));
+  return v;
+}
+
+TEST(GpuByteHistogram, EveryBinnerSizeAndStart) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const auto bytes = prism::detail::make_even_integer_bins<std::uint8_t>(0, 256, 256);       // the bytes themselves
+  const auto narrow = prism::detail::make_even_integer_bins<std::uint8_t>(10, 200, 37);      // some bytes in none
+  const auto signed_all = prism::detail::make_even_integer_bins<std::int8_t>(-128, 128, 256);  // a table all the same
+  const auto signed_few = prism::detail::make_even_integer_bins<std::int8_t>(-50, 50, 7);
+  const prism::detail::caller_bins<std::uint8_t, by_residue> residues{by_residue{}, 5};
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::size_t n : std::vector<std::size_t>{0, 1, 15, 16, 17, 8191, 8192, 8193, 8192 * 3 + 100, (1 << 20) + 7}) {
+    for (std::size_t offset : std::vector<std::size_t>{0, 1, 3, 15}) {
+      const std::string what = "n " + std::to_string(n) + ", offset " + std::to_string(offset);
+      const auto u = random_bytes<std::uint8_t>(n, seed + n * 31 + offset);
+      const auto s = random_bytes<std::int8_t>(n, seed + n * 37 + offset);
+      expect_byte_counts<std::uint8_t, std::uint32_t>(u, offset, 256, bytes, 0, what + ", 256 bins");
+      expect_byte_counts<std::uint8_t, std::uint64_t>(u, offset, 37, narrow, 0, what + ", 37 bins over [10, 200)");
+      expect_byte_counts<std::int8_t, std::uint32_t>(s, offset, 256, signed_all, 0, what + ", int8, 256 bins");
+      expect_byte_counts<std::int8_t, std::uint64_t>(s, offset, 7, signed_few, 0, what + ", int8, 7 bins");
+      expect_byte_counts<std::uint8_t, std::uint32_t>(u, offset, 5, residues, 0, what + ", residues");
+    }
+  }
+}
+
+TEST(GpuByteHistogram, OneBlockFlushesItsCounters) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  const auto bytes = prism::detail::make_even_integer_bins<std::uint8_t>(0, 256, 256);
+  const auto narrow = prism::detail::make_even_integer_bins<std::uint8_t>(10, 200, 37);
+  // One block's steps of 8 KB, a flush every 511 of them: 10 MB flushes twice, then its tail.
+  const std::size_t n = 10 * (1 << 20) + 3;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto uniform = random_bytes<std::uint8_t>(n, seed);
+  const std::vector<std::uint8_t> same(n, 200), low(n, 77);
+  expect_byte_counts<std::uint8_t, std::uint32_t>(uniform, 1, 256, bytes, 1, "uniform, 256 bins");
+  expect_byte_counts<std::uint8_t, std::uint32_t>(same, 0, 256, bytes, 1, "every byte 200 (a high half)");
+  expect_byte_counts<std::uint8_t, std::uint64_t>(low, 2, 256, bytes, 1, "every byte 77 (a low half)");
+  expect_byte_counts<std::uint8_t, std::uint32_t>(low, 0, 37, narrow, 1, "every byte 77, by the table");
+  expect_byte_counts<std::uint8_t, std::uint32_t>(uniform, 0, 256, bytes, 3, "uniform, three blocks");
+}
+
 INSTANTIATE_TEST_SUITE_P(, GenericHistogram,
                          ::testing::ValuesIn(std::begin(prism::histogram_implementations),
                                              std::end(prism::histogram_implementations)),
