@@ -5,7 +5,8 @@
 // counting (sub-histograms, CUB's levels, Thrust's sorted runs) is what is checked. Samples of 8
 // bytes aligned to 4 start at byte 4 past an aligned address, where no 16-byte vector of them is
 // aligned (every sample read alone); 6-byte samples never make a vector; uint8 samples take the
-// raw kernel's table; bins up to past what shared memory holds (global atomics).
+// raw kernel's table; bins up to past what shared memory holds (global atomics). The byte kernel
+// (a counter per thread and bin, not yet the library's raw) is checked on its own below.
 #include <prism/histogram.cuh>
 
 #include "testing.hpp"
