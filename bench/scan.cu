@@ -22,6 +22,9 @@
 //                                                its own, run directly: which shape 8-byte values want
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
+//   inclusive_scan_by_key/int64/, run_length_encode/int64/
+//     raw_<threads>x<rounds>_min<k>/n            the program's own shape, k blocks an SM asked of the
+//                                                compiler (registers capped, some spilled)
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -353,7 +356,7 @@ void register_counted_and_in_place(bool gpu) {
 
 // One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
 // <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are).
-template <operation op, int Threads, int Rounds, bool Staged, class T>
+template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
   const execution_policy policy = par.with(impl::raw);
@@ -370,14 +373,14 @@ void call_in_shape(arrays<T>& a) {
       return Program{x, out, n, {}, false, T{}, aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::inclusive_scan_by_key) {
-    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds>;
+    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks>;
     run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
       return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
     using U = std::make_unsigned_t<T>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
-                                          functors::equal_to<U>, Threads, Rounds, Staged>;
+                                          functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
@@ -385,7 +388,7 @@ void call_in_shape(arrays<T>& a) {
   } else if constexpr (op == operation::unique) {  // integers by their bits, as the library has them
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
     using Flags = head_flags<U, functors::equal_to<U>>;
-    using Program = select_program<U, nothing, Flags, Rounds, Threads>;
+    using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {
       return Program{values, static_cast<const nothing*>(nullptr), reinterpret_cast<U*>(out),
@@ -394,7 +397,7 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::compact) {  // by a byte of flags, as the library has it
     using Flags = stencil_flags<std::uint8_t, functors::nonzero<std::uint8_t>>;
-    using Program = select_program<T, nothing, Flags, Rounds, Threads>;
+    using Program = select_program<T, nothing, Flags, Rounds, Threads, MinBlocks>;
     constexpr int V = Program::vector;
     const std::uint8_t* flags = a.flags.data();
     run_single_pass<Program>("compact", policy, n, [&](void*) {
@@ -404,7 +407,7 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::unique_by_key) {
     using Flags = head_flags<std::int32_t, same_key>;
-    using Program = select_program<std::int32_t, T, Flags, Rounds, Threads>;
+    using Program = select_program<std::int32_t, T, Flags, Rounds, Threads, MinBlocks>;
     constexpr int V = Program::vector;
     run_single_pass<Program>("unique_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, Flags{keys, {}}, n, vector_aligned<V>(keys), vector_aligned<V>(x),
@@ -412,26 +415,27 @@ void call_in_shape(arrays<T>& a) {
     });
   } else {
     static_assert(op == operation::reduce_by_key);
-    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged>;
+    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
   }
 }
 
-template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false>
+template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
-    const std::string shape = std::string(Staged ? "raw_staged_" : "raw_") + std::to_string(Threads) + "x" + std::to_string(Rounds);
+    const std::string shape = std::string(Staged ? "raw_staged_" : "raw_") + std::to_string(Threads) + "x" +
+                              std::to_string(Rounds) + (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "");
     const std::string row = row_name(name_of(op), type, shape, n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks>(a); };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -505,6 +509,13 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 2, float, true>();
   register_shape<operation::reduce_by_key, 128, 4, float, true>();
   register_shape<operation::reduce_by_key, 256, 2, std::int32_t, true>();
+  // The scan by key of int64 values and run-length encoding of int64 keys (both 128 x 12) hold
+  // 128 registers a thread: a quarter of the SM's warps. Their own shapes with more blocks an SM
+  // asked of the compiler (min_blocks_of, single_pass.cuh): 96 and 80 registers, some spilled.
+  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 5>();
+  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 6>();
+  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 5>();
+  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 6>();
 }
 
 template <class T>

@@ -179,11 +179,11 @@ struct segmented {
 };
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
-          int Rounds = scan_by_key_shape<K, T>::rounds>
+          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = 0>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
-  static constexpr int threads = Threads, rounds = Rounds;
+  static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr bool counts_flags = false;
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
@@ -269,13 +269,13 @@ struct head_flags {
 // threads on consecutive addresses. Rounds (as many as the counts' packed fields allow: 9 of
 // 8-byte elements, 8 of 4-byte ones; single_pass_kernel) and Threads (0: the rule above) are the
 // tile's shape, as the other programs take theirs.
-template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0>
+template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;
   using scan_type = kept_count;
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
-  static constexpr int rounds = Rounds;
+  static constexpr int rounds = Rounds, min_blocks = MinBlocks;
   static constexpr int threads =
       Threads != 0 ? Threads
       : std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
@@ -406,7 +406,7 @@ struct reduce_by_key_shape {
 // storing its own runs where they fall; a variant for bench_scan's raw_staged_<threads>x<rounds>
 // rows (its tiles must leave the engine room within 48 KB of shared memory).
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
-          int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false>
+          int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -414,7 +414,7 @@ struct reduce_by_key_program {
   // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding, 2 keys a vector:
   // 1.6x CUB's instructions; docs/benchmarks/scan.md, "The eighth run").
   static constexpr int vector = counting ? scan_vector<K, std::uint32_t> : scan_vector<K, T>;
-  static constexpr int threads = Threads, rounds = Rounds;
+  static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,

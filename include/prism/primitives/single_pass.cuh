@@ -78,8 +78,18 @@ concept rebuilds_scan_values = requires(const Program& p, const typename Program
   { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
 };
 
+// The blocks an SM should hold at once where a program asks (its min_blocks): the compiler then
+// keeps to the registers that allows, spilling if it must (bench_scan's raw_<shape>_min<k> rows
+// of the 8-byte by-key programs, which hold 128 registers a thread and so a quarter of the SM's
+// warps); 0, as no program of the library asks, leaves the registers to the compiler.
 template <class Program>
-__global__ void __launch_bounds__(Program::threads)
+constexpr int min_blocks_of = 0;
+template <class Program>
+  requires requires { Program::min_blocks; }
+constexpr int min_blocks_of<Program> = Program::min_blocks;
+
+template <class Program>
+__global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
     single_pass_kernel(Program program, tile_state<typename Program::scan_type> states, unsigned* ticket,
                        std::size_t n, unsigned tiles) {
   using S = typename Program::scan_type;
