@@ -293,8 +293,8 @@ TEST(GpuByteHistogram, OneBlockFlushesItsCounters) {
   const auto uniform = random_bytes<std::uint8_t>(n, seed);
   const std::vector<std::uint8_t> same(n, 200), low(n, 77);
   expect_byte_counts<std::uint8_t, std::uint32_t>(uniform, 1, 256, bytes, 1, "uniform, 256 bins");
-  expect_byte_counts<std::uint8_t, std::uint32_t>(same, 0, 256, bytes, 1, "every byte 200 (a high half)");
-  expect_byte_counts<std::uint8_t, std::uint64_t>(low, 2, 256, bytes, 1, "every byte 77 (a low half)");
+  expect_byte_counts<std::uint8_t, std::uint32_t>(same, 0, 256, bytes, 1, "every byte 200");
+  expect_byte_counts<std::uint8_t, std::uint64_t>(low, 2, 256, bytes, 1, "every byte 77");
   expect_byte_counts<std::uint8_t, std::uint32_t>(low, 0, 37, narrow, 1, "every byte 77, by the table");
   expect_byte_counts<std::uint8_t, std::uint32_t>(uniform, 0, 256, bytes, 3, "uniform, three blocks");
 }

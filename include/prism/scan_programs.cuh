@@ -32,7 +32,8 @@ namespace prism::detail {
 // (a float compaction ran faster that way than in blocks of 256), else 256, and the by-key
 // programs in blocks of 256 (in blocks of 128, unique, run_length_encode and reduce_by_key were
 // slower). The shapes kept are measured by the raw rows of docs/benchmarks/scan.md (rows
-// inclusive_scan/float/raw, compact/float/raw, unique/float/raw). Those are the shapes of 4-byte elements; 8-byte ones take more rounds (below).
+// inclusive_scan/float/raw, compact/float/raw, unique/float/raw). Those are the shapes of 4-byte
+// elements; 8-byte ones take more rounds (below).
 // The scan, by-key and reduce-by-key programs take their shape as template arguments, so that
 // other shapes can be timed beside these (bench/scan.cu's raw_<threads>x<rounds> rows, of the
 // 8-byte programs).
