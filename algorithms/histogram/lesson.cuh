@@ -74,10 +74,7 @@ inline void histogram(histogram_stage stage, const execution_policy& policy, con
     return;
   }
   const auto kernel = shared_atomics_kernel<decltype(binner)>;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
-  const std::size_t grid = std::min<std::size_t>(std::size_t(std::max(per_sm, 1)) * detail::multiprocessor_count(),
+  const std::size_t grid = std::min<std::size_t>(detail::resident_blocks(algorithm, kernel, block_size, shared),
                                                  detail::blocks_for(n));
   detail::launch_shared(algorithm, "shared_atomics_kernel", kernel, static_cast<unsigned>(std::max<std::size_t>(grid, (n >> 31) + 1)),
                         block_size, shared, stream, x, n, binner, static_cast<unsigned>(bins), counts);

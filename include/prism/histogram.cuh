@@ -555,12 +555,9 @@ void raw_byte_histogram(const execution_policy& policy, const T* x, std::size_t 
   check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
   if (n == 0) return;
   const auto kernel = byte_counts_kernel<T, Binner, C>;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, byte_threads, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
   const std::size_t head = std::min<std::size_t>(vector_aligned_head<16>(n, x), n);
   const std::size_t steps = ((n - head) / 16 + byte_threads * byte_unroll - 1) / (byte_threads * byte_unroll);
-  std::size_t grid = std::min<std::size_t>(std::size_t(std::max(per_sm, 1)) * multiprocessor_count(), steps);
+  std::size_t grid = std::min(resident_blocks(algorithm, kernel, byte_threads), steps);
   if (max_blocks > 0) grid = std::min(grid, max_blocks);
   grid = std::max<std::size_t>(grid, 1);
   launch(algorithm, "byte_counts_kernel", kernel, static_cast<unsigned>(grid), byte_threads, stream, x, n, head, binner,
@@ -578,9 +575,6 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
   const unsigned copies = sub_histogram_copies(bins);
   const std::size_t shared = std::size_t{copies} * bins * sizeof(unsigned);
   const auto kernel = sub_histogram_kernel<T, Binner, C>;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
   // A caller's type of 8 bytes or less, aligned to less than its size, may start no vector: then
   // every sample is read alone.
   std::size_t head = 0;
@@ -591,8 +585,8 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
   const std::size_t vectors = (n - head) / V;
   const std::size_t per_block = std::size_t{block_size} * histogram_unroll;  // vectors per block per step
   const std::size_t units = vectors > 0 ? vectors : n;
-  std::size_t grid = std::min<std::size_t>(std::size_t(std::max(per_sm, 1)) * multiprocessor_count(),
-                                           (units + per_block - 1) / per_block);
+  std::size_t grid =
+      std::min(resident_blocks(algorithm, kernel, block_size, shared), (units + per_block - 1) / per_block);
   // A block's shared counters are 32-bit: at most 2^31 samples per block.
   grid = std::max({grid, std::size_t{1}, (n >> 31) + 1});
   launch_shared(algorithm, "sub_histogram_kernel", kernel, static_cast<unsigned>(grid), block_size, shared, stream, x, n,

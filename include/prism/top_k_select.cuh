@@ -367,14 +367,11 @@ void fused_select(const char* algorithm, const execution_policy& policy, const U
   const cudaStream_t stream = policy.stream();
   const auto kk = static_cast<unsigned>(k);
   const std::size_t shared = block_of_queues<U>::block_bytes(kk);
-  int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fused_select_kernel<U>, fused_threads, shared),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
   const std::size_t head = vector_aligned_head<V>(n, x);
   const std::size_t steps = ((n - head) / V + 32 * fused_in_flight - 1) / (32 * fused_in_flight);
   const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(
       (steps + warps_per_block - 1) / warps_per_block, 1,
-      std::size_t(multiprocessor_count()) * static_cast<std::size_t>(std::max(blocks_per_sm, 1))));
+      resident_blocks(algorithm, fused_select_kernel<U>, fused_threads, shared)));
   std::size_t count = std::size_t{blocks} * k;  // candidates of level 0
   const std::size_t side = round256(count * sizeof(std::uint64_t)) + round256(count * sizeof(U));
   const scratch lease = acquire_scratch(2 * side, with_explicit_stream(policy), algorithm);
@@ -461,13 +458,9 @@ void segment_select(const char* algorithm, const execution_policy& policy, const
                     std::size_t k, U* values, I* indices, top_k_rank<U> rank) {
   const auto kk = static_cast<unsigned>(k);
   const std::size_t shared = block_of_queues<U>::block_bytes(kk);
-  int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, segment_select_kernel<U, I>, fused_threads,
-                                                      shared),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
-  const auto blocks = static_cast<unsigned>(std::min<std::size_t>(
-      static_cast<std::size_t>(seg.segments),
-      std::size_t(multiprocessor_count()) * static_cast<std::size_t>(std::max(blocks_per_sm, 1)) * 4));
+  const std::size_t resident = resident_blocks(algorithm, segment_select_kernel<U, I>, fused_threads, shared);
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::size_t>(static_cast<std::size_t>(seg.segments), resident * 4));
   launch_shared(algorithm, "segment_select_kernel", segment_select_kernel<U, I>, blocks, fused_threads, shared,
                 policy.stream(), x, seg, rank, kk, values, indices);
 }

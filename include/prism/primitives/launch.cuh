@@ -28,6 +28,18 @@ inline unsigned stride_blocks(std::size_t threads) {
   return static_cast<unsigned>(std::min<std::size_t>(blocks_needed(threads), std::size_t(multiprocessor_count()) * 8));
 }
 
+// Blocks of `kernel` resident on the whole GPU at once with `threads` threads and `shared` bytes
+// of dynamic shared memory each (at least one per multiprocessor): the grid of a kernel whose
+// blocks loop over the input until it is done.
+template <class... Params>
+std::size_t resident_blocks(const char* algorithm, void (*kernel)(Params...), unsigned threads,
+                            std::size_t shared = 0) {
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), shared),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", algorithm);
+  return std::size_t(multiprocessor_count()) * static_cast<std::size_t>(std::max(per_sm, 1));
+}
+
 // f(i) for every i < n, a grid-stride loop (launched with stride_blocks(n) blocks of block_size).
 template <class F>
 __global__ void for_each_index_kernel(F f, std::size_t n) {
