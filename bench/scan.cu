@@ -485,11 +485,11 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 128, 8, float>();
   register_shape<operation::unique, 256, 4, float>();
   register_shape<operation::unique, 384, 4, std::int32_t>();
-  // compact of int64 (0.88x CUB in its own 384 x 4) and unique_by_key of int64 values with int32
-  // keys (0.78x in its own 256 x 4), in the longer tiles that served unique.
-  register_shape<operation::compact, 256, 8>();
+  // compact of int64 in its own 256 x 8 and unique_by_key of int64 values with int32 keys in its
+  // own 128 x 8: the shapes before (384 x 4, 256 x 4), and 128 x 8 and 256 x 6 beside them.
+  register_shape<operation::compact, 384, 4>();
   register_shape<operation::compact, 128, 8>();
-  register_shape<operation::unique_by_key, 128, 8>();
+  register_shape<operation::unique_by_key, 256, 4>();
   register_shape<operation::unique_by_key, 256, 6>();
   // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
   register_shape<operation::reduce_by_key, 256, 4, float>();

@@ -17,9 +17,9 @@
 //                                         which tile the early-counts pass wants, with and
 //                                         without values; early_<B>x<K>: blocks of B threads;
 //                                         early_match_<K> (sort, sort_few): keys ranked by
-//                                         __match_any_sync instead of ballots; early_skip_<K>
-//                                         (sort, sort_few): a pass whose keys all have one
-//                                         digit copies them in place (SkipOneDigit)
+//                                         __match_any_sync instead of ballots. Every early row
+//                                         ranks and moves the keys of a pass of one digit too,
+//                                         which raw copies in place (SkipOneDigit)
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -245,16 +245,15 @@ void register_lesson() {
 
 // Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread in blocks of Threads, on
 // the rows' arrays; MatchAny: keys ranked by __match_any_sync instead of ballots (rows
-// early_match_<K>); Skip: passes of one digit copy their keys in place (rows early_skip_<K>).
-template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false,
-          bool Skip = false>
+// early_match_<K>). Passes of one digit are ranked as any other (no SkipOneDigit).
+template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false>
 void register_early() {
   using Key = std::uint32_t;
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const traffic bytes = traffic_of<Key>(op, n);
     const std::string key = std::string(name_of(op)) + "/uint32/" + std::to_string(n);
     for (cache c : cache_modes(bytes)) {
-      const std::string shape = std::string(MatchAny ? "match_" : "") + (Skip ? "skip_" : "") +
+      const std::string shape = std::string(MatchAny ? "match_" : "") +
                                 (Threads == detail::radix::threads ? "" : std::to_string(Threads) + "x") + std::to_string(K);
       const std::string row = row_name(name_of(op), "uint32", "early_" + shape, n, c);
       short_rows(benchmark::RegisterBenchmark(
@@ -265,7 +264,7 @@ void register_early() {
                        const order bits{detail::key_kind::unsigned_integer, false};
                        constexpr bool pairs = op == operation::sort_by_key;
                        time_on_gpu(state, bytes, c, [&] {
-                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, MatchAny, Skip>(
+                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, MatchAny, false>(
                              name_of(op), par, a.keys.data(), a.keys_out.data(), pairs ? a.values.data() : nullptr,
                              pairs ? a.values_out.data() : nullptr, false, a.keys.size(), bits);
                        });
@@ -289,9 +288,7 @@ void register_rows(bool gpu) {
     register_early<operation::sort_few, 16>();
     register_early<operation::sort, 24, detail::radix::threads, true>();
     register_early<operation::sort_few, 24, detail::radix::threads, true>();
-    register_early<operation::sort, 24, detail::radix::threads, false, true>();
-    register_early<operation::sort_few, 24, detail::radix::threads, false, true>();
-    register_early<operation::sort_by_key, 16, 384, false, true>();
+    register_early<operation::sort_few, 24>();
     register_early<operation::sort_by_key, 12>();
     register_early<operation::sort_by_key, 16>();
     register_early<operation::sort_by_key, 20>();

@@ -496,7 +496,7 @@ TEST(GenericRadixDigits, SortByThemInTheReferenceOrder) {
   });
 }
 
-// The early-counts pass with SkipOneDigit (bench_sort's early_skip rows; not yet the library's):
+// The early-counts pass with SkipOneDigit (the library's; bench_sort's early_<K> rows go without):
 // keys of 0 to 15 (passes 1 to 3 of one digit), of one value (every pass) and random (none), alone,
 // with values and with indices, over tiles with a short last one, against a stable sort here.
 TEST(GpuRadixOneDigitPasses, KeysStayInPlace) {

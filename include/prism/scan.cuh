@@ -325,7 +325,7 @@ std::size_t select_spans(const char* algorithm, const execution_policy& policy, 
           .raw = [&](std::size_t* destination) -> counted {
             if (counted_first) require_fits(algorithm, count_kept_raw(algorithm, policy, st, pred, n), capacity);
             using Flags = stencil_flags<S, Pred>;
-            using Program = select_program<P, nothing, Flags>;
+            using Program = select_program<P, nothing, Flags, compact_rounds_of<P>>;
             constexpr int V = Program::vector;
             constexpr std::size_t total_bytes = sizeof(unsigned long long);
             const auto make = [&](void* extra) {
@@ -442,7 +442,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
         using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
-        using Program = select_program<K, Q, Flags, unique_rounds_of<K, ByKey>>;
+        using Program = select_program<K, Q, Flags, unique_rounds_of<K, Q>>;
         constexpr int V = Program::vector;
         const Q* q = nullptr;
         Q* qo = nullptr;

@@ -27,9 +27,9 @@ namespace prism::detail {
 // program's own (Program::threads, Program::rounds), the fastest of the shapes tried on the H200
 // at 2^28: a scan keeps 12 rounds in flight in blocks of 128 threads (192 bytes of each array per
 // thread; 128 x 16, 128 x 8 and 256 x 8 were slower); the others hold more per element until the
-// look-back ends (a compaction's values and flags), so 4 rounds (unique of keys alone 8, below):
+// look-back ends (a compaction's values and flags), so 4 rounds (some selections 8, below):
 // the selections in blocks of 384 threads where their staged elements fit 32 KB of shared memory
-// (a float compaction ran faster that way than in blocks of 256), else 256, and the by-key
+// (a float compaction ran faster that way than in blocks of 256), else 256, else 128, and the by-key
 // programs in blocks of 256 (in blocks of 128, unique, run_length_encode and reduce_by_key were
 // slower). The shapes kept are measured by the raw rows of docs/benchmarks/scan.md (rows
 // inclusive_scan/float/raw, compact/float/raw, unique/float/raw). Those are the shapes of 4-byte
@@ -73,15 +73,23 @@ struct scan_by_key_shape {
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
 template <class... T>
 constexpr int scan_vector = std::max(1, vector_width<T...>);
-// unique of keys alone holds 8 rounds where keys are 4 or 8 bytes, and so blocks of 256
-// (select_program's rule; a tile of 32 KB): in one H100 run at 2^28 (docs/benchmarks/scan.md,
-// "The ninth run"), float 2,086 GB/s in 256 x 8 against 1,872 in 384 x 4, int64 2,181 against
-// 1,908. Smaller keys keep 4 rounds (8 of their counts' fields would not fit a word), larger ones
-// too (not measured; 8 rounds of 32-byte keys would not fit shared memory).
-template <class K, bool Values>
-inline constexpr int unique_rounds_of = !Values && (sizeof(K) == 4 || sizeof(K) == 8) ? 8 : scan_rounds;
-
 struct nothing {};
+
+// The selections' rounds where 4 do not serve (select_program's rule then sets the blocks, 256 or
+// 128 threads, so that a tile stays within 32 KB). unique of keys alone (Q `nothing`) 8 where keys
+// are 4 or 8 bytes (float 2,086 GB/s in 256 x 8 against 1,872 in 384 x 4, int64 2,181 against
+// 1,908: docs/benchmarks/scan.md, "The ninth run"); smaller keys keep 4 (8 of their counts' fields
+// would not fit a word), larger ones too (8 rounds of 32-byte keys would not fit shared memory).
+// unique_by_key the by-key programs' rounds (keyed_rounds_of): int32 keys with int64 values in
+// 128 x 8. A compaction or partition of 8-byte elements 8, in 256 x 8. Rows unique_by_key/int64
+// and compact/int64 (raw, and raw_256x4 and raw_384x4, the shapes before) of docs/benchmarks/scan.md,
+// "The longer tiles of the 8-byte selections".
+template <class K, class Q>
+inline constexpr int unique_rounds_of = !std::is_same_v<Q, nothing> ? keyed_rounds_of<K, Q>
+                                        : sizeof(K) == 4 || sizeof(K) == 8 ? 8
+                                                                            : scan_rounds;
+template <class P>
+inline constexpr int compact_rounds_of = sizeof(P) == 8 ? 8 : scan_rounds;
 
 // scan: the scan value is the element.
 template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T, Op>>
@@ -277,11 +285,13 @@ struct select_program {
   static constexpr int vector =
       pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
   static constexpr int rounds = Rounds, min_blocks = MinBlocks;
-  static constexpr int threads =
-      Threads != 0 ? Threads
-      : std::size_t{selection_threads} * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0)) <= 32768
-          ? selection_threads
-          : scan_threads;
+  static constexpr std::size_t staged_bytes(int t) {
+    return std::size_t(t) * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0));
+  }
+  static constexpr int threads = Threads != 0                            ? Threads
+                                 : staged_bytes(selection_threads) <= 32768 ? selection_threads
+                                 : staged_bytes(scan_threads) <= 32768      ? scan_threads
+                                                                            : streaming_threads;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
   struct items {

@@ -384,11 +384,13 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // (docs/benchmarks/sort.md, "Choosing the ranking per pass"), so the library ballots.
 template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
-// SkipOneDigit (bench_sort's early_skip rows): where one digit holds every key of the array in
-// this pass (digit_base_kernel says so), the pass is stable and moves no key: each tile copies its
-// keys (and values) to the same places, with no ranking and no look-back. CUB's pass does less
-// on such a tile too (TryShortCircuit: one digit in the tile, its keys written as they stand);
-// small integers in wide keys make such passes (sort_few's keys, 0 to 15: three of four passes).
+// SkipOneDigit (the library's with the early-counts pass; bench_sort's early_<K> rows go without):
+// where one digit holds every key of the array in this pass (digit_base_kernel says so), the pass
+// is stable and moves no key: each tile copies its keys (and values) to the same places, with no
+// ranking and no look-back. CUB's pass does less on such a tile too (TryShortCircuit: one digit in
+// the tile, its keys written as they stand); small integers in wide keys make such passes
+// (sort_few's keys, 0 to 15: three of four passes). Rows sort_few/uint32/raw and early_24 of
+// docs/benchmarks/sort.md, "Passes of one digit copied".
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
           bool MatchAny = false, bool SkipOneDigit = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
@@ -583,7 +585,7 @@ __global__ void __launch_bounds__(threads)
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
           unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false,
-          bool SkipOneDigit = false, class Order>
+          bool SkipOneDigit = Early, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
