@@ -38,9 +38,10 @@ using prism::scan_op;
 using all_types = types<float, double, std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 using key_types = types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
 
-// 4096, 6144 and 8192 end exactly on a tile of several raw programs (unique of 8-byte keys and
-// the scan by key of 4-byte values hold 4,096; run-length encoding of 4-byte keys and the scan of
-// 4-byte values 6,144; unique of 4-byte keys 8,192): the last element sits in a whole tile.
+// 4096, 6144 and 8192 end exactly on a tile of several raw programs (unique of 8-byte keys, the
+// compaction of 8-byte elements and the scan by key of 4-byte values hold 4,096, unique_by_key of
+// int64 values 2,048; run-length encoding of 4-byte keys and the scan of 4-byte values 6,144;
+// unique of 4-byte keys 8,192): the last element sits in a whole tile.
 const std::size_t test_sizes[] = {0, 1, 3, 1000, 4096, 4099, 6144, 8192, large((1 << 20) + 1)};
 // Runs of equal keys: single elements, pairs, long runs, and (0) one run over the whole array.
 const std::size_t run_lengths[] = {1, 2, 1000, 0};
