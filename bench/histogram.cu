@@ -9,7 +9,7 @@
 //   histogram_uniform/uint8     bytes over [0, 256), histogram_one_bin/uint8 every byte 77
 //   .../lesson_<stage>/n        the lesson's stages (float)
 //   .../raw_thread_counts/n     uint8: a counter per thread and bin (byte_counts_kernel in
-//                               <prism/histogram.cuh>), not yet the library's raw
+//                               <prism/histogram.cuh>), opt-in beside raw's
 //   .../cub_float_rule/n        cub::DeviceHistogram::HistogramEven on the float samples as they
 //                               are (CUB's own rule, which prism does not use: see
 //                               <prism/histogram.hpp>): what CUB's histogram costs by itself

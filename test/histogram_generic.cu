@@ -6,7 +6,7 @@
 // bytes aligned to 4 start at byte 4 past an aligned address, where no 16-byte vector of them is
 // aligned (every sample read alone); 6-byte samples never make a vector; uint8 samples take the
 // raw kernel's table; bins up to past what shared memory holds (global atomics). The byte kernel
-// (a counter per thread and bin, not yet the library's raw) is checked on its own below.
+// (a counter per thread and bin, an opt-in kernel beside raw's) is checked on its own below.
 #include <prism/histogram.cuh>
 
 #include "testing.hpp"
@@ -232,7 +232,7 @@ TEST_P(GenericHistogram, RefusalsLeaveTheCounts) {
   EXPECT_EQ(counts.values(), std::vector<std::uint32_t>(bins, poison<std::uint32_t>()));
 }
 
-// ---- the byte kernel (a counter per thread and bin), not yet the library's raw ----------------------
+// ---- the byte kernel (a counter per thread and bin), opt-in beside raw's ------------------------
 
 // Its bins by the table or, for 256 bins over [0, 256) of uint8, the bytes themselves; misaligned
 // starts (the head read alone), tails past the last vector and the one block's partial step; and,
