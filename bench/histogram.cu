@@ -19,6 +19,7 @@
 // <prism/histogram.hpp> that these rows set).
 #include <prism/buffer.hpp>
 #include <prism/histogram.cuh>
+#include <prism/histogram_byte_counts.cuh>
 
 #include "harness.hpp"
 

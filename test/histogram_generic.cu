@@ -8,6 +8,7 @@
 // raw kernel's table; bins up to past what shared memory holds (global atomics). The byte kernel
 // (a counter per thread and bin, an opt-in kernel beside raw's) is checked on its own below.
 #include <prism/histogram.cuh>
+#include <prism/histogram_byte_counts.cuh>
 
 #include "testing.hpp"
 
