@@ -80,8 +80,9 @@ concept rebuilds_scan_values = requires(const Program& p, const typename Program
 
 // The blocks an SM should hold at once where a program asks (its min_blocks): the compiler then
 // keeps to the registers that allows, spilling if it must (bench_scan's raw_<shape>_min<k> rows
-// of the 8-byte by-key programs, which hold 128 registers a thread and so a quarter of the SM's
-// warps); 0, as no program of the library asks, leaves the registers to the compiler.
+// of the 8-byte by-key programs, which hold 114 to 128 registers a thread and so a quarter of the
+// SM's warps; asked for five blocks, 96 with 8 bytes spilled); 0, as no program of the library
+// asks, leaves the registers to the compiler.
 template <class Program>
 constexpr int min_blocks_of = 0;
 template <class Program>
@@ -193,18 +194,37 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
 #pragma unroll
     for (int r = 0; r < R; ++r) mine[r * 33 + lane] = vector_total(r);
     __syncwarp();
-    S run[R];
+    const auto at = [&](int j) { return (lane * R + j) + (lane * R + j) / 32; };
+    if constexpr (sizeof(S) <= 8) {
+      S run[R];
 #pragma unroll
-    for (int j = 0; j < R; ++j) run[j] = mine[(lane * R + j) + (lane * R + j) / 32];
+      for (int j = 0; j < R; ++j) run[j] = mine[at(j)];
 #pragma unroll
-    for (int j = 1; j < R; ++j) run[j] = op(run[j - 1], run[j]);
-    const S inclusive = warp_inclusive_scan(run[R - 1], op);
-    const maybe<S> before_lane{shuffle_up(inclusive, 1), lane > 0};
-    warp_total = shuffle_index(inclusive, 31);
-    __syncwarp();
+      for (int j = 1; j < R; ++j) run[j] = op(run[j - 1], run[j]);
+      const S inclusive = warp_inclusive_scan(run[R - 1], op);
+      const maybe<S> before_lane{shuffle_up(inclusive, 1), lane > 0};
+      warp_total = shuffle_index(inclusive, 31);
+      __syncwarp();
 #pragma unroll
-    for (int j = 0; j < R; ++j)
-      mine[(lane * R + j) + (lane * R + j) / 32] = j == 0 ? before_lane.value : combine(before_lane, run[j - 1], op);
+      for (int j = 0; j < R; ++j) mine[at(j)] = j == 0 ? before_lane.value : combine(before_lane, run[j - 1], op);
+    } else {
+      // Scan values of 16 bytes (the by-key programs' 8-byte values with their flags or counts)
+      // are read twice, a total first, then each position's prefix written over it, instead of
+      // held R at a time: 4 R registers at the thread's busiest point, where they stood between
+      // the 8-byte by-key programs and five blocks an SM without spilling.
+      S total = mine[at(0)];
+#pragma unroll
+      for (int j = 1; j < R; ++j) total = op(total, mine[at(j)]);
+      const S inclusive = warp_inclusive_scan(total, op);
+      maybe<S> before{shuffle_up(inclusive, 1), lane > 0};
+      warp_total = shuffle_index(inclusive, 31);
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        const S own = mine[at(j)];
+        mine[at(j)] = before.value;
+        before = {combine(before, own, op), true};
+      }
+    }
     __syncwarp();
     // Each round's prefix stays there until its elements are written (round_prefix_of below):
     // held in registers across the look-back, R of them limited the by-key programs' occupancy.
