@@ -25,6 +25,9 @@
 //   inclusive_scan_by_key/int64/, run_length_encode/int64/
 //     raw_<threads>x<rounds>_min<k>/n            the program's own shape, k blocks an SM asked of the
 //                                                compiler (registers capped: 96 at 5, 80 at 6)
+//   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
+//     raw_reread_<threads>x<rounds>[_min<k>]/n   the keys read again where a run starts instead of
+//                                                kept in registers from the load
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -356,7 +359,7 @@ void register_counted_and_in_place(bool gpu) {
 
 // One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
 // <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are).
-template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, class T>
+template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
   const execution_policy policy = par.with(impl::raw);
@@ -380,7 +383,7 @@ void call_in_shape(arrays<T>& a) {
   } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
     using U = std::make_unsigned_t<T>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
-                                          functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks>;
+                                          functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks, Reread>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
@@ -415,27 +418,30 @@ void call_in_shape(arrays<T>& a) {
     });
   } else {
     static_assert(op == operation::reduce_by_key);
-    using Program = reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks>;
+    using Program =
+        reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks, Reread>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
   }
 }
 
-template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0>
+template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0,
+          bool Reread = false>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
-    const std::string shape = std::string(Staged ? "raw_staged_" : "raw_") + std::to_string(Threads) + "x" +
+    const std::string shape = std::string(Staged ? "raw_staged_" : Reread ? "raw_reread_" : "raw_") +
+                              std::to_string(Threads) + "x" +
                               std::to_string(Rounds) + (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "");
     const std::string row = row_name(name_of(op), type, shape, n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread>(a); };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -516,6 +522,18 @@ void register_shapes(bool gpu) {
   register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 6>();
   register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 5>();
   register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 6>();
+  // The by-key reductions with their keys read again where a run starts, not kept in registers
+  // (reduce_by_key_program's Reread): run-length encoding of int64 in 128 x 12 then holds 80
+  // registers instead of 128 (64 asked for eight blocks an SM, 8 bytes spilled), in 128 x 8 and
+  // 256 x 8 62; and the 4-byte programs in their own shapes.
+  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 0, true>();
+  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 8, true>();
+  register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 0, true>();
+  register_shape<operation::run_length_encode, 128, 8, std::int64_t, false, 0, true>();
+  register_shape<operation::run_length_encode, 256, 8, std::int64_t, false, 0, true>();
+  register_shape<operation::run_length_encode, 256, 6, std::int32_t, false, 0, true>();
+  register_shape<operation::reduce_by_key, 256, 4, float, false, 0, true>();
+  register_shape<operation::reduce_by_key, 256, 4, std::int32_t, false, 0, true>();
 }
 
 template <class T>

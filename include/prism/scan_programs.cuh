@@ -416,8 +416,14 @@ struct reduce_by_key_shape {
 // with consecutive threads on consecutive runs (CUB's two-phase scatter), instead of each thread
 // storing its own runs where they fall; a variant for bench_scan's raw_staged_<threads>x<rounds>
 // rows (its tiles must leave the engine room within 48 KB of shared memory).
+// Reread: the keys are not kept from the load to the writes: a run's key is read again where the
+// run starts (from L1 or L2, where the load left it), and whether a vector's last element ends its
+// run is found at the load, as a bit beside the heads; the registers of rounds x vector keys given
+// back (run-length encoding of int64 holds 128 with them, a quarter of the SM's warps; ncu,
+// docs/benchmarks/scan.md, "The eleventh run"). A variant for bench_scan's raw_reread_* rows.
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
-          int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0>
+          int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
+          bool Reread = false>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -432,7 +438,7 @@ struct reduce_by_key_program {
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
   // they took limited the blocks per SM.
   struct items : run_head_bits {
-    K key[vector];
+    std::conditional_t<Reread, nothing, K[vector]> key;  // Reread: bit `vector` of heads instead
     std::conditional_t<counting, ones<T>, T[vector]> value;
   };
   // Run r of the tile's keys at r - before (the runs started before the tile); its sum at
@@ -464,9 +470,34 @@ struct reduce_by_key_program {
   __device__ scan_type scan_value(const items& it, int k) const { return {it.head(k) ? 1u : 0u, it.value[k]}; }
   template <class Whole>
   __device__ void load(std::size_t i, items& it, Whole whole) const {
-    load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
-    it.find(keys, i, n, it.key, eq, whole);
+    if constexpr (Reread) {
+      K k[vector];
+      load_elements<vector>(keys, i, n, keys_aligned, k, whole);
+      it.find(keys, i, n, k, eq, whole);
+      const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
+      it.heads |= unsigned{ends} << vector;
+    } else {
+      load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
+      it.find(keys, i, n, it.key, eq, whole);
+    }
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
+  }
+  // Element k's key (at i + k), and whether it ends its run (the last element, or the next differs).
+  __device__ K key_of(const items& it, std::size_t i, int k) const {
+    if constexpr (Reread) {
+      return keys[i + k];
+    } else {
+      return it.key[k];
+    }
+  }
+  __device__ bool ends_run(const items& it, std::size_t i, int k) const {
+    if (i + k == n - 1) return true;
+    if (k + 1 < vector) return it.head(k + 1);
+    if constexpr (Reread) {
+      return it.head(vector);
+    } else {
+      return !eq(it.key[k], keys[i + k + 1]);
+    }
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>& tile,
                        shared_storage& shared) const {
@@ -475,17 +506,16 @@ struct reduce_by_key_program {
       if (i + k >= n) break;
       running = {combine(running, scan_value(it, k), combiner()), true};
       const std::uint64_t run = running.value.runs - 1;
-      const bool last = i + k == n - 1;
-      const bool tail = last || (k + 1 < vector ? it.head(k + 1) : !eq(it.key[k], keys[i + k + 1]));
+      const bool tail = ends_run(it, i, k);
       if constexpr (Staged) {
         const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
         const std::size_t tile_last = (n - tile.base < items_per_tile ? n : tile.base + items_per_tile) - 1;
-        if (it.head(k)) shared.keys.data()[run - before] = it.key[k];
+        if (it.head(k)) shared.keys.data()[run - before] = key_of(it, i, k);
         if (tail) shared.sums.data()[run + 1 - before] = running.value.value;
         if (i + k == tile.base) shared.head_first = it.head(k);
         if (i + k == tile_last) shared.tail_last = tail;
       } else {
-        if (it.head(k)) keys_out[run] = it.key[k];
+        if (it.head(k)) keys_out[run] = key_of(it, i, k);
         if (tail) sums_out[run] = running.value.value;
       }
     }
