@@ -277,8 +277,11 @@ struct head_flags {
 // (the rejected ones after them for a partition), then the block writes them out with consecutive
 // threads on consecutive addresses. Rounds (as many as the counts' packed fields allow: 9 of
 // 8-byte elements, 8 of 4-byte ones; single_pass_kernel) and Threads (0: the rule above) are the
-// tile's shape, as the other programs take theirs.
-template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0>
+// tile's shape, as the other programs take theirs. Reread: a thread keeps only which of its
+// elements are kept, and reads an element again (from L1 or L2) where it is staged, instead of
+// holding rounds x vector of them from the load (a variant for bench_scan's raw_reread_* rows).
+template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0,
+          bool Reread = false>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;
   using scan_type = kept_count;
@@ -295,8 +298,8 @@ struct select_program {
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
   struct items {
-    P p[vector];
-    Q q[pairs ? vector : 1];
+    std::conditional_t<Reread, nothing, P[vector]> p;
+    std::conditional_t<Reread, nothing, Q[pairs ? vector : 1]> q;
     unsigned keep;  // bit k: element k is kept (one register, not one per element)
   };
   struct shared_storage {
@@ -323,16 +326,32 @@ struct select_program {
   __device__ maybe<kept_count> initial() const { return {{0}, true}; }
   template <class Whole>
   __device__ void load(std::size_t i, items& it, kept_count (&s)[vector], Whole whole) const {
-    load_elements<vector>(p, i, n, p_aligned, it.p, whole);
-    if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
     bool keep[vector];
-    flags(i, n, it.p, keep, whole);
+    if constexpr (Reread) {
+      P e[vector];
+      load_elements<vector>(p, i, n, p_aligned, e, whole);
+      flags(i, n, e, keep, whole);
+    } else {
+      load_elements<vector>(p, i, n, p_aligned, it.p, whole);
+      if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
+      flags(i, n, it.p, keep, whole);
+    }
     it.keep = 0;
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
       const bool kept = keep[k] && (Whole::value || i + k < n);
       it.keep |= unsigned{kept} << k;
       s[k] = {kept ? 1u : 0u};
+    }
+  }
+  // Element k (at i + k) to place `at` of the tile's staging.
+  __device__ void stage(const items& it, std::size_t i, int k, unsigned at, shared_storage& shared) const {
+    if constexpr (Reread) {
+      shared.p.data()[at] = p[i + k];
+      if constexpr (pairs) shared.q.data()[at] = q[i + k];
+    } else {
+      shared.p.data()[at] = it.p[k];
+      if constexpr (pairs) shared.q.data()[at] = it.q[k];
     }
   }
   // Places within a tile fit 32 bits: the element's rank among the tile's kept ones, or, for a
@@ -346,12 +365,9 @@ struct select_program {
     for (int k = 0; k < vector; ++k) {
       const unsigned kept = it.keep >> k & 1u;
       if (kept) {
-        shared.p.data()[rank] = it.p[k];
-        if constexpr (pairs) shared.q.data()[rank] = it.q[k];
+        stage(it, i, k, rank, shared);
       } else if (partition && i + k < n) {
-        const unsigned at = kept_in_tile + (position + k - rank);
-        shared.p.data()[at] = it.p[k];
-        if constexpr (pairs) shared.q.data()[at] = it.q[k];
+        stage(it, i, k, kept_in_tile + (position + k - rank), shared);
       }
       rank += kept;
     }
