@@ -537,7 +537,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 4, float, false, 0, true>();
   register_shape<operation::reduce_by_key, 256, 4, std::int32_t, false, 0, true>();
   // The selections with their elements read again where they are staged (select_program's
-  // Reread): unique of 4- and 8-byte keys in 256 x 8 then holds 56 or 57 registers instead of
+  // Reread): unique of 4- and 8-byte keys in 256 x 8 then holds 59 (int64 63) registers instead of
   // 80, unique_by_key of int64 values in 128 x 8 64 instead of 96.
   register_shape<operation::unique, 256, 8, float, false, 0, true>();
   register_shape<operation::unique, 256, 8, std::int32_t, false, 0, true>();
