@@ -59,9 +59,8 @@ inline constexpr int keyed_rounds_of =
     std::max({sizeof(T)...}) == 8 && (sizeof(T) + ...) <= 12 ? 8 : scan_rounds;
 // The scan by key in blocks of 128: 8 rounds where its key and value are 4 bytes or less, 12 where
 // one is 8 bytes and the two 12; 8-byte keys with 8-byte values (not measured so) keep 256 x 4.
-// In one H100 run at 2^28 (int32 keys; docs/benchmarks/scan.md, "The scan by key in blocks of
-// 128"), float values 2,378 GB/s in 256 x 4 and 2,569 in 128 x 8; int64 values 2,029 in 256 x 8
-// and 2,192 in 128 x 12.
+// Rows inclusive_scan_by_key/float and /int64 (raw, raw_256x4, raw_256x8) of
+// docs/benchmarks/scan.md, "The scan by key in blocks of 128".
 template <class K, class T>
 struct scan_by_key_shape {
   static constexpr std::size_t widest = std::max(sizeof(K), sizeof(T)), bytes = sizeof(K) + sizeof(T);
@@ -77,8 +76,8 @@ struct nothing {};
 
 // The selections' rounds where 4 do not serve (select_program's rule then sets the blocks, 256 or
 // 128 threads, so that a tile stays within 32 KB). unique of keys alone (Q `nothing`) 8 where keys
-// are 4 or 8 bytes (float 2,086 GB/s in 256 x 8 against 1,872 in 384 x 4, int64 2,181 against
-// 1,908: docs/benchmarks/scan.md, "The ninth run"); smaller keys keep 4 (8 of their counts' fields
+// are 4 or 8 bytes (rows unique/float and /int64, raw_256x8 against raw_384x4, of
+// docs/benchmarks/scan.md, "The ninth run"); smaller keys keep 4 (8 of their counts' fields
 // would not fit a word), larger ones too (8 rounds of 32-byte keys would not fit shared memory).
 // unique_by_key the by-key programs' rounds (keyed_rounds_of): int32 keys with int64 values in
 // 128 x 8. A compaction or partition of 8-byte elements 8, in 256 x 8. Rows unique_by_key/int64
@@ -418,8 +417,8 @@ struct ones {
 
 // The tile of a by-key reduction: rounds by the arrays read (the keys, and the values unless they
 // are run-length encoding's ones); run-length encoding of 8-byte keys in 128 x 12 (above), of
-// smaller ones in 256 x 6: in one H100 run at 2^28 (int32; docs/benchmarks/scan.md, "The ninth
-// run"), 1,438 GB/s against 1,280 in 256 x 4 and CUB's 1,323.
+// smaller ones in 256 x 6 (rows run_length_encode/int32, raw_256x6 against raw_256x4 and cub, of
+// docs/benchmarks/scan.md, "The ninth run").
 template <class K, class T, class Values>
 struct reduce_by_key_shape {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
@@ -444,8 +443,8 @@ struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
   // Run-length encoding loads no counts: its vectors are the keys' own, of at most 4 elements (16
-  // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding, 2 keys a vector:
-  // 1.6x CUB's instructions; docs/benchmarks/scan.md, "The eighth run").
+  // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding with 2 keys a vector;
+  // docs/benchmarks/scan.md, "The eighth run").
   static constexpr int vector = counting ? scan_vector<K, std::uint32_t> : scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;

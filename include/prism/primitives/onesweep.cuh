@@ -378,8 +378,8 @@ __global__ void __launch_bounds__(threads, 4) tile_pass_kernel(pass_args<Key, V,
 // 3 past; in larger blocks as many as leave 56 registers a thread (CUB's pass at 384 threads).
 // MatchAny (bench_sort's early_match rows): each key's group found by __match_any_sync instead of
 // the eight ballots (CUB's pass ballots too). Its cost falls with the distinct digits a warp holds
-// and rises far past the ballots' on random keys: in one H100 run at 2^28, sort_few (16 distinct
-// keys) 1,698 GB/s against 1,568, a random sort 861 against 1,474. Choosing per pass in the kernel
+// and rises far past the ballots' on random keys (rows sort_few/uint32 and sort/uint32,
+// early_match_24 against raw, of docs/benchmarks/sort.md). Choosing per pass in the kernel
 // (both loops compiled, the pass's digit counts deciding) was slower than the ballots on both
 // (docs/benchmarks/sort.md, "Choosing the ranking per pass"), so the library ballots.
 template <unsigned K, unsigned Threads>
