@@ -15,19 +15,17 @@
 //                                                before each call, outside the timed region)
 //   inclusive_scan, compact /uint8/<impl>/n        bytes (16 a vector)
 //   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/,
-//   reduce_by_key/float/, inclusive_scan_by_key/float/, unique/int64/ and /float/, and
-//   inclusive_scan/uint8/
+//   reduce_by_key/float/ and /int32/, inclusive_scan_by_key/float/, unique/int64/, /int32/ and
+//   /float/, run_length_encode/int32/, and inclusive_scan/uint8/
 //     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
 //                                                block, rounds of 16-byte vectors per thread) than
-//                                                its own, run directly: which shape 8-byte values want
+//                                                its own, run directly, every key held in registers
+//                                                from its load (as the library's were before they
+//                                                were read again) and no blocks an SM asked
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
-//   inclusive_scan_by_key/int64/, run_length_encode/int64/
-//     raw_<threads>x<rounds>_min<k>/n            the program's own shape, k blocks an SM asked of the
-//                                                compiler (registers capped: 96 at 5, 80 at 6)
-//   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/, unique, unique_by_key
-//   and compact
-//     raw_reread_<threads>x<rounds>[_min<k>]/n   the keys (the kept elements) read again where a run
+//   run_length_encode/int64/, unique/int64/
+//     raw_reread_<threads>x<rounds>/n            the keys (the kept elements) read again where a run
 //                                                starts (where they are staged) instead of kept in
 //                                                registers from the load
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
@@ -461,7 +459,8 @@ void register_keyed_shapes() {
   register_shape<op, 256, 4>();
   register_shape<op, 128, 8>();
   if constexpr (op == operation::inclusive_scan_by_key) {
-    register_shape<op, 256, 8>();  // its former shape
+    register_shape<op, 256, 8>();   // its former shape
+    register_shape<op, 128, 12>();  // its own, without the five blocks an SM asked
   } else {
     register_shape<op, 128, 12>();
   }
@@ -476,6 +475,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 256, 4>();
   register_shape<operation::run_length_encode, 128, 8>();
   register_shape<operation::run_length_encode, 256, 8>();
+  register_shape<operation::run_length_encode, 128, 12>();  // its former shape, keys held
   // The by-key scan of 4-byte keys and values, beside its own 128 x 8: its former 256 x 4, and 256 x 8.
   register_shape<operation::inclusive_scan_by_key, 256, 4, float>();
   register_shape<operation::inclusive_scan_by_key, 256, 8, float>();
@@ -493,6 +493,9 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 128, 8, float>();
   register_shape<operation::unique, 256, 4, float>();
   register_shape<operation::unique, 384, 4, std::int32_t>();
+  // unique of 4-byte keys in its own 256 x 8, its keys held rather than read again.
+  register_shape<operation::unique, 256, 8, float>();
+  register_shape<operation::unique, 256, 8, std::int32_t>();
   // compact of int64 in its own 256 x 8 and unique_by_key of int64 values with int32 keys in its
   // own 128 x 8: the shapes before (384 x 4, 256 x 4), and 128 x 8 and 256 x 6 beside them.
   register_shape<operation::compact, 384, 4>();
@@ -501,12 +504,14 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique_by_key, 256, 6>();
   // reduce_by_key of floats (int32 keys), at 0.68x CUB in its own 256 x 4.
   register_shape<operation::reduce_by_key, 256, 4, float>();
+  register_shape<operation::reduce_by_key, 256, 4, std::int32_t>();
   register_shape<operation::reduce_by_key, 128, 4, float>();
   register_shape<operation::reduce_by_key, 256, 2, float>();
   register_shape<operation::reduce_by_key, 512, 2, float>();
   // run_length_encode of 4-byte keys (four a vector), in its own 256 x 6 (1.09x CUB when it was
   // the row raw_256x6): its former 256 x 4, and 128 x 6 and 256 x 8 around it.
   register_shape<operation::run_length_encode, 256, 4, std::int32_t>();
+  register_shape<operation::run_length_encode, 256, 6, std::int32_t>();  // its own, keys held
   register_shape<operation::run_length_encode, 128, 6, std::int32_t>();
   register_shape<operation::run_length_encode, 256, 8, std::int32_t>();
   // The runs staged in shared memory and written by the whole block (reduce_by_key_program's
@@ -517,33 +522,15 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 2, float, true>();
   register_shape<operation::reduce_by_key, 128, 4, float, true>();
   register_shape<operation::reduce_by_key, 256, 2, std::int32_t, true>();
-  // The scan by key of int64 values and run-length encoding of int64 keys (both 128 x 12) hold
-  // 128 registers a thread: a quarter of the SM's warps. Their own shapes with more blocks an SM
-  // asked of the compiler (min_blocks_of, single_pass.cuh): 96 and 80 registers, some spilled.
-  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 5>();
-  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 6>();
-  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 5>();
-  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 6>();
-  // The by-key reductions with their keys read again where a run starts, not kept in registers
-  // (reduce_by_key_program's Reread): run-length encoding of int64 in 128 x 12 then holds 80
-  // registers instead of 128 (64 asked for eight blocks an SM, 8 bytes spilled), in 128 x 8 and
-  // 256 x 8 62; and the 4-byte programs in their own shapes.
+  // The by-key reductions with their keys read again where a run starts, as the library's
+  // run-length encoding of int64 (in 128 x 16) and its 4-byte programs have them: run-length
+  // encoding of int64 in other tiles (the round prefixes of 128 x 24 would pass 48 KB).
   register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 8, true>();
-  register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 128, 8, std::int64_t, false, 0, true>();
+  register_shape<operation::run_length_encode, 128, 20, std::int64_t, false, 0, true>();
   register_shape<operation::run_length_encode, 256, 8, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 256, 6, std::int32_t, false, 0, true>();
-  register_shape<operation::reduce_by_key, 256, 4, float, false, 0, true>();
-  register_shape<operation::reduce_by_key, 256, 4, std::int32_t, false, 0, true>();
-  // The selections with their elements read again where they are staged (select_program's
-  // Reread): unique of 4- and 8-byte keys in 256 x 8 then holds 59 (int64 63) registers instead of
-  // 80, unique_by_key of int64 values in 128 x 8 64 instead of 96.
-  register_shape<operation::unique, 256, 8, float, false, 0, true>();
-  register_shape<operation::unique, 256, 8, std::int32_t, false, 0, true>();
+  // unique of int64 with its kept keys read again where they are staged (select_program's Reread),
+  // as the library's unique of 4-byte keys has them: 63 registers instead of 80.
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, true>();
-  register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 0, true>();
-  register_shape<operation::compact, 256, 8, std::int64_t, false, 0, true>();
 }
 
 template <class T>

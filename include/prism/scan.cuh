@@ -442,18 +442,27 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
         using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
-        using Program = select_program<K, Q, Flags, unique_rounds_of<K, Q>>;
-        constexpr int V = Program::vector;
         const Q* q = nullptr;
         Q* qo = nullptr;
         if constexpr (ByKey) {
           q = v;
           qo = vo;
         }
-        run_single_pass<Program>(algorithm, policy, n, [&](void*) {
-          return Program{k, q, ko, qo, Flags{k, eq}, n, vector_aligned<V>(k), vector_aligned<V>(q), false, nullptr,
-                         destination};
-        });
+        const auto run = [&]<bool Reread>(std::bool_constant<Reread>) {
+          using Program = select_program<K, Q, Flags, unique_rounds_of<K, Q>, 0, 0, Reread>;
+          constexpr int V = Program::vector;
+          run_single_pass<Program>(algorithm, policy, n, [&](void*) {
+            return Program{k, q, ko, qo, Flags{k, eq}, n, vector_aligned<V>(k), vector_aligned<V>(q), false, nullptr,
+                           destination};
+          });
+        };
+        if constexpr (unique_rereads<K, Q>) {
+          if (!in_place) {
+            run(std::true_type{});
+            return std::nullopt;
+          }
+        }
+        run(std::false_type{});
         return std::nullopt;
       },
       .cub = [&](std::size_t* destination) -> counted {

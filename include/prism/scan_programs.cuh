@@ -47,8 +47,8 @@ inline constexpr int scan_rounds = 4;
 // theirs at 24 are not measured, and take up to 185 registers, two blocks an SM); a by-key program
 // whose keys or values read are 8 bytes 8 rounds, where a key and its value together are at most
 // 12 bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers); and
-// run-length encoding of 8-byte keys, which reads no values, 12 rounds in blocks of 128
-// (reduce_by_key_shape, below). The scan by key has a shape of its own (scan_by_key_shape). Rows
+// run-length encoding of 8-byte keys, which reads no values, 16 rounds in blocks of 128, its keys
+// read again rather than held (reduce_by_key_shape, below). The scan by key has a shape of its own (scan_by_key_shape). Rows
 // <op>/int64/raw and raw_<threads>x<rounds> of docs/benchmarks/scan.md, "Tile shapes of the 8-byte
 // programs".
 template <class T, class Op>
@@ -60,13 +60,16 @@ inline constexpr int keyed_rounds_of =
 // The scan by key in blocks of 128: 8 rounds where its key and value are 4 bytes or less, 12 where
 // one is 8 bytes and the two 12; 8-byte keys with 8-byte values (not measured so) keep 256 x 4.
 // Rows inclusive_scan_by_key/float and /int64 (raw, raw_256x4, raw_256x8) of
-// docs/benchmarks/scan.md, "The scan by key in blocks of 128".
+// docs/benchmarks/scan.md, "The scan by key in blocks of 128". The 12-round tile asks the compiler
+// for five blocks an SM (96 registers, 8 bytes spilled, instead of 114 and four blocks; rows
+// inclusive_scan_by_key/int64, raw against raw_128x12, "The twelfth run").
 template <class K, class T>
 struct scan_by_key_shape {
   static constexpr std::size_t widest = std::max(sizeof(K), sizeof(T)), bytes = sizeof(K) + sizeof(T);
   static constexpr bool longer = widest <= 4 || (widest == 8 && bytes <= 12);
   static constexpr int threads = longer ? 128 : scan_threads;
   static constexpr int rounds = !longer ? scan_rounds : widest <= 4 ? 8 : 12;
+  static constexpr int min_blocks = rounds == 12 ? 5 : 0;
 };
 
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
@@ -89,6 +92,12 @@ inline constexpr int unique_rounds_of = !std::is_same_v<Q, nothing> ? keyed_roun
                                                                             : scan_rounds;
 template <class P>
 inline constexpr int compact_rounds_of = sizeof(P) == 8 ? 8 : scan_rounds;
+// unique of 4-byte keys alone reads a kept key again where it stages it (select_program's Reread):
+// 59 registers instead of 80 in 256 x 8 (rows unique/int32 and /float, raw against raw_256x8, of
+// docs/benchmarks/scan.md, "The twelfth run"). Never in place: a later tile, its prefix known, may
+// write its keys over this tile's before they are read again.
+template <class K, class Q>
+inline constexpr bool unique_rereads = std::is_same_v<Q, nothing> && sizeof(K) == 4;
 
 // scan: the scan value is the element.
 template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T, Op>>
@@ -187,7 +196,7 @@ struct segmented {
 };
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
-          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = 0>
+          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
@@ -278,7 +287,8 @@ struct head_flags {
 // 8-byte elements, 8 of 4-byte ones; single_pass_kernel) and Threads (0: the rule above) are the
 // tile's shape, as the other programs take theirs. Reread: a thread keeps only which of its
 // elements are kept, and reads an element again (from L1 or L2) where it is staged, instead of
-// holding rounds x vector of them from the load (a variant for bench_scan's raw_reread_* rows).
+// holding rounds x vector of them from the load (unique_rereads says where; it needs the output
+// apart from the input).
 template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0,
           bool Reread = false>
 struct select_program {
@@ -416,15 +426,20 @@ struct ones {
 };
 
 // The tile of a by-key reduction: rounds by the arrays read (the keys, and the values unless they
-// are run-length encoding's ones); run-length encoding of 8-byte keys in 128 x 12 (above), of
-// smaller ones in 256 x 6 (rows run_length_encode/int32, raw_256x6 against raw_256x4 and cub, of
-// docs/benchmarks/scan.md, "The ninth run").
+// are run-length encoding's ones); run-length encoding of smaller keys than 8 bytes in 256 x 6
+// (rows run_length_encode/int32, raw_256x6 against raw_256x4 and cub, of docs/benchmarks/scan.md,
+// "The ninth run"). The keys are read again rather than held (Reread, below) where they are 4
+// bytes or less with values of 4 bytes or less or none, and for run-length encoding of 8-byte
+// keys, which then holds 128 x 16 (128 x 12 held 128 registers with its keys: rows
+// run_length_encode/int32 and /int64 and reduce_by_key/float and /int32, raw against
+// raw_<shape> and raw_reread_<shape>, "The twelfth run").
 template <class K, class T, class Values>
 struct reduce_by_key_shape {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
   static constexpr bool wide_runs = counting && sizeof(K) == 8;
+  static constexpr bool reread = wide_runs || (sizeof(K) <= 4 && (counting || sizeof(T) <= 4));
   static constexpr int threads = wide_runs ? 128 : scan_threads;
-  static constexpr int rounds = wide_runs ? 12 : counting ? 6 : keyed_rounds_of<K, T>;
+  static constexpr int rounds = wide_runs ? 16 : counting ? 6 : keyed_rounds_of<K, T>;
 };
 
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
@@ -435,10 +450,11 @@ struct reduce_by_key_shape {
 // run starts (from L1 or L2, where the load left it), and whether a vector's last element ends its
 // run is found at the load, as a bit beside the heads; the registers of rounds x vector keys given
 // back (run-length encoding of int64 holds 128 with them, a quarter of the SM's warps; ncu,
-// docs/benchmarks/scan.md, "The eleventh run"). A variant for bench_scan's raw_reread_* rows.
+// docs/benchmarks/scan.md, "The eleventh run"). The keys' output is apart from them, so no tile
+// writes over keys another has yet to read again.
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
-          bool Reread = false>
+          bool Reread = reduce_by_key_shape<K, T, Values>::reread>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
