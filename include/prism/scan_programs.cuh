@@ -62,7 +62,7 @@ inline constexpr int keyed_rounds_of =
 // Rows inclusive_scan_by_key/float and /int64 (raw, raw_256x4, raw_256x8) of
 // docs/benchmarks/scan.md, "The scan by key in blocks of 128". The 12-round tile asks the compiler
 // for five blocks an SM (96 registers, 8 bytes spilled, instead of 114 and four blocks; rows
-// inclusive_scan_by_key/int64, raw against raw_128x12, "The twelfth run").
+// inclusive_scan_by_key/int64, raw against raw_128x12, "The thirteenth run").
 template <class K, class T>
 struct scan_by_key_shape {
   static constexpr std::size_t widest = std::max(sizeof(K), sizeof(T)), bytes = sizeof(K) + sizeof(T);
@@ -94,8 +94,8 @@ template <class P>
 inline constexpr int compact_rounds_of = sizeof(P) == 8 ? 8 : scan_rounds;
 // unique of 4-byte keys alone reads a kept key again where it stages it (select_program's Reread):
 // 59 registers instead of 80 in 256 x 8 (rows unique/int32 and /float, raw against raw_256x8, of
-// docs/benchmarks/scan.md, "The twelfth run"). Never in place: a later tile, its prefix known, may
-// write its keys over this tile's before they are read again.
+// docs/benchmarks/scan.md, "The thirteenth run"). Never in place: a later tile, its prefix known,
+// may write its keys over this tile's before they are read again.
 template <class K, class Q>
 inline constexpr bool unique_rereads = std::is_same_v<Q, nothing> && sizeof(K) == 4;
 
@@ -432,7 +432,7 @@ struct ones {
 // bytes or less with values of 4 bytes or less or none, and for run-length encoding of 8-byte
 // keys, which then holds 128 x 16 (128 x 12 held 128 registers with its keys: rows
 // run_length_encode/int32 and /int64 and reduce_by_key/float and /int32, raw against
-// raw_<shape> and raw_reread_<shape>, "The twelfth run").
+// raw_<shape> and raw_reread_<shape>, "The twelfth run" and "The thirteenth run").
 template <class K, class T, class Values>
 struct reduce_by_key_shape {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
