@@ -9,7 +9,10 @@
 //   histogram_uniform/uint8     bytes over [0, 256), histogram_one_bin/uint8 every byte 77
 //   .../lesson_<stage>/n        the lesson's stages (float)
 //   .../raw_thread_counts/n     uint8: a counter per thread and bin (byte_counts_kernel in
-//                               <prism/histogram.cuh>), opt-in beside raw's
+//                               <prism/histogram_byte_counts.cuh>), opt-in beside raw's
+//   .../raw_by_value/n          uint8: raw's kernel counting the 256 byte values, each value's
+//                               count added to its bin once per block (sub_histogram_kernel's
+//                               ByValue), opt-in beside raw's
 //   .../cub_float_rule/n        cub::DeviceHistogram::HistogramEven on the float samples as they
 //                               are (CUB's own rule, which prism does not use: see
 //                               <prism/histogram.hpp>): what CUB's histogram costs by itself
@@ -144,6 +147,12 @@ struct arrays {
     detail::raw_byte_histogram(par, x.data(), x.size(), counts.data(), bins,
                                detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
   }
+  void call_by_value()
+    requires std::is_same_v<T, std::uint8_t>
+  {
+    detail::raw_histogram<true>(par, x.data(), x.size(), counts.data(), bins,
+                                detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
+  }
   // CUB's HistogramEven on the samples as they are, temporary storage allocated once.
   void call_cub_float_rule() {
     std::size_t bytes = 0;
@@ -215,6 +224,7 @@ void register_shape(shape s, bool gpu) {
       register_row<T>(s, n, "cub_float_rule", true, true, [](arrays<T>& a) { a.call_cub_float_rule(); });
     } else {
       register_row<T>(s, n, "raw_thread_counts", true, false, [](arrays<T>& a) { a.call_thread_counts(); });
+      register_row<T>(s, n, "raw_by_value", true, false, [](arrays<T>& a) { a.call_by_value(); });
     }
   }
 }

@@ -317,23 +317,27 @@ __device__ void load_samples(const T* p, T (&out)[V]) {
 // `copies` sub-histograms of `bins` counters in dynamic shared memory, warp w adding into copy
 // w % copies; copies == 0: the global counts directly. Elements [0, head) are read one at a time
 // (before the first 16-byte boundary; all of them where there is none), then whole vectors, then
-// the tail of fewer than V.
-template <class T, class Binner, class C>
+// the tail of fewer than V. ByValue (uint8 samples): the sub-histograms count the 256 byte values
+// themselves, as CUB counts 1-byte samples, and each value's count goes to its bin once per block
+// at the end: no table lookup per sample (a variant for bench_histogram's raw_by_value rows).
+template <class T, class Binner, class C, bool ByValue = false>
 __global__ void __launch_bounds__(block_size)
     sub_histogram_kernel(const T* x, std::size_t n, std::size_t head, Binner binner, unsigned bins, unsigned copies,
                          C* counts) {
   constexpr int V = histogram_width<T>, U = histogram_unroll;
   constexpr bool bytes = std::is_same_v<T, std::uint8_t>;
+  static_assert(!ByValue || bytes, "samples are counted by value where they are bytes");
+  const unsigned counters = ByValue ? 256 : bins;  // per sub-histogram
   extern __shared__ unsigned sub[];
   __shared__ int table[bytes ? 256 : 1];  // uint8: every byte's bin, computed once
   if constexpr (bytes) {
     for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) table[i] = binner(static_cast<T>(i));
   }
-  for (unsigned i = threadIdx.x; i < copies * bins; i += blockDim.x) sub[i] = 0;
+  for (unsigned i = threadIdx.x; i < copies * counters; i += blockDim.x) sub[i] = 0;
   __syncthreads();
 
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned* mine = copies > 0 ? sub + (warp % copies) * bins : nullptr;
+  unsigned* mine = copies > 0 ? sub + (warp % copies) * counters : nullptr;
   const auto add = [&](int b, unsigned c) {
     if (copies > 0) {
       atomicAdd(mine + b, c);
@@ -347,6 +351,11 @@ __global__ void __launch_bounds__(block_size)
   // add their number in one step), so a skewed input costs no more than a uniform one, where
   // adding a vector's 4 at once to one address (ATOMS.ADD) serializes the lanes.
   const auto count_vector = [&](const T (&v)[V]) {
+    if constexpr (ByValue) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) atomicAdd(mine + v[k], 1u);
+      return;
+    }
     int b[V];
     bool certain = true;
 #pragma unroll
@@ -403,15 +412,25 @@ __global__ void __launch_bounds__(block_size)
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   const std::size_t tail = head + vectors * V;
   for (std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; t < head + (n - tail); t += stride) {
-    const int b = binner(x[t < head ? t : tail + (t - head)]);
-    if (b >= 0) add(b, 1);
+    const T sample = x[t < head ? t : tail + (t - head)];
+    if constexpr (ByValue) {
+      atomicAdd(mine + sample, 1u);
+    } else {
+      const int b = binner(sample);
+      if (b >= 0) add(b, 1);
+    }
   }
   if (copies == 0) return;
   __syncthreads();
-  for (unsigned i = threadIdx.x; i < bins; i += blockDim.x) {
+  for (unsigned i = threadIdx.x; i < counters; i += blockDim.x) {
     unsigned total = 0;
-    for (unsigned c = 0; c < copies; ++c) total += sub[c * bins + i];
-    if (total > 0) add_count(counts + i, total);
+    for (unsigned c = 0; c < copies; ++c) total += sub[c * counters + i];
+    if constexpr (ByValue) {
+      const int b = table[i];  // values outside the bins have none
+      if (total > 0 && b >= 0) add_count(counts + b, total);
+    } else {
+      if (total > 0) add_count(counts + i, total);
+    }
   }
 }
 
@@ -423,7 +442,7 @@ inline unsigned sub_histogram_copies(std::size_t bins) {
   return copies;
 }
 
-template <class T, class C, class Binner>
+template <bool ByValue = false, class T, class C, class Binner>
 void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins,
                    Binner binner) {
   const char* algorithm = "histogram";
@@ -431,9 +450,10 @@ void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C*
   check(cudaMemsetAsync(counts, 0, bins * sizeof(C), stream), "cudaMemsetAsync", algorithm);
   if (n == 0) return;
   constexpr int V = histogram_width<T>;
-  const unsigned copies = sub_histogram_copies(bins);
-  const std::size_t shared = std::size_t{copies} * bins * sizeof(unsigned);
-  const auto kernel = sub_histogram_kernel<T, Binner, C>;
+  const std::size_t counters = ByValue ? 256 : bins;
+  const unsigned copies = sub_histogram_copies(counters);
+  const std::size_t shared = std::size_t{copies} * counters * sizeof(unsigned);
+  const auto kernel = sub_histogram_kernel<T, Binner, C, ByValue>;
   // A caller's type of 8 bytes or less, aligned to less than its size, may start no vector: then
   // every sample is read alone.
   std::size_t head = 0;
