@@ -535,8 +535,8 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 256, 8, float, false, 5, true>();
   register_shape<operation::unique, 256, 8, std::int32_t, false, 5, true>();
   // The scan by key of int64 values with its values read again where it writes (scan_by_key_program's
-  // Reread): its 12 rounds held 48 registers of values (read again: 128 x 12 78 registers instead of
-  // 114 without the five blocks asked, 256 x 8 48).
+  // Reread): its 12 rounds held 48 registers of values (as built here, read again: 128 x 12 72
+  // registers instead of 114 without the five blocks asked; 128 x 8 56, 128 x 16 96, 256 x 8 62).
   register_shape<operation::inclusive_scan_by_key, 128, 8, std::int64_t, false, 0, true>();
   register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 0, true>();
   register_shape<operation::inclusive_scan_by_key, 128, 16, std::int64_t, false, 0, true>();
