@@ -48,9 +48,9 @@ inline constexpr int scan_rounds = 4;
 // whose keys or values read are 8 bytes 8 rounds, where a key and its value together are at most
 // 12 bytes (8-byte keys with 8-byte values keep 4: at 8 their reduce_by_key spills registers); and
 // run-length encoding of 8-byte keys, which reads no values, 16 rounds in blocks of 128, its keys
-// read again rather than held (reduce_by_key_shape, below). The scan by key has a shape of its own (scan_by_key_shape). Rows
-// <op>/int64/raw and raw_<threads>x<rounds> of docs/benchmarks/scan.md, "Tile shapes of the 8-byte
-// programs".
+// read again rather than held (reduce_by_key_shape, below). The scan by key has a shape of its
+// own (scan_by_key_shape). Rows <op>/int64/raw and raw_<threads>x<rounds> of
+// docs/benchmarks/scan.md, "Tile shapes of the 8-byte programs".
 template <class T, class Op>
 inline constexpr int streaming_rounds_of =
     sizeof(T) != 8 ? streaming_rounds : std::is_same_v<Op, functors::plus<T>> ? 24 : 16;
@@ -229,31 +229,35 @@ struct scan_by_key_program {
     prefetch_l2(x, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
+  // Element k's scan value: its value, and whether it starts a run.
+  __device__ static scan_type paired(const items& it, const T& value, int k) { return {value, it.head(k) ? 1u : 0u}; }
   __device__ scan_type scan_value(const items& it, int k) const
     requires(!Reread)
   {
-    return {it.value[k], it.head(k) ? 1u : 0u};
+    return paired(it, it.value[k], k);
+  }
+  // Elements i .. i + vector - 1: their run heads into it, their values into v.
+  template <class Whole>
+  __device__ void load_into(std::size_t i, items& it, T (&v)[vector], Whole whole) const {
+    K k[vector];
+    load_elements<vector>(keys, i, n, keys_aligned, k, whole);
+    load_elements<vector>(x, i, n, x_aligned, v, whole);
+    it.find(keys, i, n, k, eq, whole);
   }
   template <class Whole>
   __device__ void load(std::size_t i, items& it, Whole whole) const
     requires(!Reread)
   {
-    K k[vector];
-    load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-    load_elements<vector>(x, i, n, x_aligned, it.value, whole);
-    it.find(keys, i, n, k, eq, whole);
+    load_into(i, it, it.value, whole);
   }
   template <class Whole>
   __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const
     requires(Reread)
   {
-    K k[vector];
     T v[vector];
-    load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-    load_elements<vector>(x, i, n, x_aligned, v, whole);
-    it.find(keys, i, n, k, eq, whole);
+    load_into(i, it, v, whole);
 #pragma unroll
-    for (int j = 0; j < vector; ++j) s[j] = {v[j], it.head(j) ? 1u : 0u};
+    for (int k = 0; k < vector; ++k) s[k] = paired(it, v[k], k);
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
                        shared_storage&) const {
@@ -271,7 +275,7 @@ struct scan_by_key_program {
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
       if (exclusive) o[k] = it.head(k) || !running.present ? init : op(init, running.value.value);
-      running = {combine(running, scan_type{v[k], it.head(k) ? 1u : 0u}, combiner()), true};
+      running = {combine(running, paired(it, v[k], k), combiner()), true};
       if (!exclusive) o[k] = running.value.value;
     }
     store_elements<vector>(out, i, n, out_aligned, o);
