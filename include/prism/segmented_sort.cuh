@@ -135,9 +135,18 @@ void two_pass_sort(const Policy& p, const char* algorithm, const execution_polic
 
 // ---- raw: one block per segment -------------------------------------------------------------------
 
-// A key with its value side by side, as the block sort and the merges move them.
-template <class B, class V>
+// A key with its value side by side, as the block sort and the merges move them. Where the two
+// differ in size the bytes that pad the pair are a member, zeroed: every byte of an element is
+// written, and a copy of it whole (CUB moves the elements it carries by words) reads none that
+// never was (compute-sanitizer's initcheck reported the padding of 8-byte keys with 4-byte values).
+template <class B, class V, std::size_t Gap = 2 * std::max(sizeof(B), sizeof(V)) - sizeof(B) - sizeof(V)>
 struct keyed {
+  B key;
+  unsigned char gap[Gap] = {};
+  V value;
+};
+template <class B, class V>
+struct keyed<B, V, 0> {
   B key;
   V value;
 };
@@ -158,6 +167,8 @@ template <class B, class V>
 struct segment_io {
   using key_bits = B;
   using element = std::conditional_t<carries_values<V>, keyed<B, V>, B>;
+  static_assert(sizeof(element) == (carries_values<V> ? 2 * std::max(sizeof(B), sizeof(V)) : sizeof(B)),
+                "an element has no byte that is not a member");
   const B* keys_in;
   B* keys_out;
   const V* values_in;
@@ -171,7 +182,7 @@ struct segment_io {
   }
   __device__ element load(std::size_t i) const {
     if constexpr (carries_values<V>) {
-      return {keys_in[i], values_in[i]};
+      return {.key = keys_in[i], .value = values_in[i]};
     } else {
       return keys_in[i];
     }
