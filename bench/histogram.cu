@@ -10,9 +10,9 @@
 //   .../lesson_<stage>/n        the lesson's stages (float)
 //   .../raw_thread_counts/n     uint8: a counter per thread and bin (byte_counts_kernel in
 //                               <prism/histogram_byte_counts.cuh>), opt-in beside raw's
-//   .../raw_by_value/n          uint8: raw's kernel counting the 256 byte values, each value's
-//                               count added to its bin once per block (sub_histogram_kernel's
-//                               ByValue), opt-in beside raw's
+//   .../raw_by_bin/n            uint8: raw's kernel counting each byte into its bin through a
+//                               table, as it counts other samples (raw counts the 256 byte values
+//                               and adds each value's count to its bin once per block)
 //   .../cub_float_rule/n        cub::DeviceHistogram::HistogramEven on the float samples as they
 //                               are (CUB's own rule, which prism does not use: see
 //                               <prism/histogram.hpp>): what CUB's histogram costs by itself
@@ -147,11 +147,11 @@ struct arrays {
     detail::raw_byte_histogram(par, x.data(), x.size(), counts.data(), bins,
                                detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
   }
-  void call_by_value()
+  void call_by_bin()
     requires std::is_same_v<T, std::uint8_t>
   {
-    detail::raw_histogram<true>(par, x.data(), x.size(), counts.data(), bins,
-                                detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
+    detail::raw_histogram(par, x.data(), x.size(), counts.data(), bins,
+                          detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins), /*by_value=*/false);
   }
   // CUB's HistogramEven on the samples as they are, temporary storage allocated once.
   void call_cub_float_rule() {
@@ -224,7 +224,7 @@ void register_shape(shape s, bool gpu) {
       register_row<T>(s, n, "cub_float_rule", true, true, [](arrays<T>& a) { a.call_cub_float_rule(); });
     } else {
       register_row<T>(s, n, "raw_thread_counts", true, false, [](arrays<T>& a) { a.call_thread_counts(); });
-      register_row<T>(s, n, "raw_by_value", true, false, [](arrays<T>& a) { a.call_by_value(); });
+      register_row<T>(s, n, "raw_by_bin", true, false, [](arrays<T>& a) { a.call_by_bin(); });
     }
   }
 }
