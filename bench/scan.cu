@@ -24,8 +24,8 @@
 //                                                were read again) and no blocks an SM asked
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
-//   run_length_encode/int64/, unique/int64/, inclusive_scan_by_key/int64/ (and with _min<k>:
-//   run_length_encode/int64/, unique/float/ and /int32/)
+//   run_length_encode/int64/, unique/ (int64, float, int32), inclusive_scan_by_key/int64/ (and
+//   with _min<k>: run_length_encode/int64/)
 //     raw_reread_<threads>x<rounds>[_min<k>]/n   the keys (the kept elements, the values) read again
 //                                                where a run starts (where they are staged, where
 //                                                they are written) instead of kept in registers
@@ -531,9 +531,9 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 128, 20, std::int64_t, false, 0, true>();
   register_shape<operation::run_length_encode, 256, 8, std::int64_t, false, 0, true>();
   register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 6, true>();  // 92 registers: six blocks
-  // unique of 4-byte keys as the library's (read again, 59 registers) asked for five blocks an SM.
-  register_shape<operation::unique, 256, 8, float, false, 5, true>();
-  register_shape<operation::unique, 256, 8, std::int32_t, false, 5, true>();
+  // unique of 4-byte keys read again as the library's, without the five blocks an SM it asks.
+  register_shape<operation::unique, 256, 8, float, false, 0, true>();
+  register_shape<operation::unique, 256, 8, std::int32_t, false, 0, true>();
   // The scan by key of int64 values with its values read again where it writes (scan_by_key_program's
   // Reread): its 12 rounds held 48 registers of values (as built here, read again: 128 x 12 72
   // registers instead of 114 without the five blocks asked; 128 x 8 56, 128 x 16 96, 256 x 8 62).

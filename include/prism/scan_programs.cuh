@@ -94,10 +94,12 @@ template <class P>
 inline constexpr int compact_rounds_of = sizeof(P) == 8 ? 8 : scan_rounds;
 // unique of 4-byte keys alone reads a kept key again where it stages it (select_program's Reread):
 // 59 registers instead of 80 in 256 x 8 (rows unique/int32 and /float, raw against raw_256x8, of
-// docs/benchmarks/scan.md, "The thirteenth run"). Never in place: a later tile, its prefix known,
-// may write its keys over this tile's before they are read again.
+// docs/benchmarks/scan.md, "The thirteenth run"), and asks five blocks an SM of the compiler
+// (unique_reread_min_blocks; raw against raw_reread_256x8, "The fourteenth run"). Never in place:
+// a later tile, its prefix known, may write its keys over this tile's before they are read again.
 template <class K, class Q>
 inline constexpr bool unique_rereads = std::is_same_v<Q, nothing> && sizeof(K) == 4;
+inline constexpr int unique_reread_min_blocks = 5;
 
 // scan: the scan value is the element.
 template <class T, class Op, int Threads = streaming_threads, int Rounds = streaming_rounds_of<T, Op>>
