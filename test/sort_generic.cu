@@ -496,51 +496,60 @@ TEST(GenericRadixDigits, SortByThemInTheReferenceOrder) {
   });
 }
 
-// The early-counts pass with SkipOneDigit (the library's; bench_sort's early_<K> rows go without):
-// keys of 0 to 15 (passes 1 to 3 of one digit), of one value (every pass) and random (none), alone,
-// with values and with indices, over tiles with a short last one, against a stable sort here.
-TEST(GpuRadixOneDigitPasses, KeysStayInPlace) {
-  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
+// The early-counts pass with SkipOneDigit (the library's; bench_sort's early_<K> rows go without),
+// its copy in the pass kernel and apart (CopyApart, the early_<shape>_copy_apart rows): keys of 0
+// to 15 (passes 1 to 3 of one digit), of one value (every pass) and random (none), alone, with
+// values and with indices, over tiles with a short last one, against a stable sort here.
+template <bool CopyApart>
+void check_one_digit_passes(int pattern) {
   namespace radix = prism::detail::radix;
   using K = std::uint32_t;
   using V = std::uint32_t;
   const radix::bits_order<K> bits{prism::detail::key_kind::unsigned_integer, false};
   const std::size_t n = 12 * 6144 + 1000;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "pattern " << pattern << ", copied apart " << CopyApart << ", seed " << seed);
+  std::mt19937_64 random(seed);
+  std::vector<K> keys(n);
+  std::vector<V> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = pattern == 0 ? K(random() % 16) : pattern == 1 ? K(7) : K(random());
+    values[i] = V(random());
+  }
+  std::vector<V> order(n);
+  std::iota(order.begin(), order.end(), V{0});
+  std::stable_sort(order.begin(), order.end(), [&](V a, V b) { return keys[a] < keys[b]; });
+  std::vector<K> want_keys(n);
+  std::vector<V> want_values(n);
+  for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]], want_values[i] = values[order[i]];
+
+  prism::device_buffer<K> k(keys), k_out(std::vector<K>(n, poison<K>()));
+  radix::onesweep_sort<K, V, false, true, radix::pass_items<K, V, false>, radix::pass_threads<K, V, false>, false,
+                       true, CopyApart>("sort", prism::par, k.data(), k_out.data(), static_cast<const V*>(nullptr),
+                                        static_cast<V*>(nullptr), false, n, bits);
+  EXPECT_EQ(k_out.to_host(), want_keys);
+
+  prism::device_buffer<V> v(values), v_out(std::vector<V>(n, poison<V>()));
+  k_out = prism::device_buffer<K>(std::vector<K>(n, poison<K>()));
+  radix::onesweep_sort<K, V, true, true, radix::pass_items<K, V, true>, radix::pass_threads<K, V, true>, false, true,
+                       CopyApart>(
+      "sort_by_key", prism::par, k.data(), k_out.data(), v.data(), v_out.data(), false, n, bits);
+  EXPECT_EQ(k_out.to_host(), want_keys);
+  EXPECT_EQ(v_out.to_host(), want_values);
+
+  v_out = prism::device_buffer<V>(std::vector<V>(n, poison<V>()));
+  radix::onesweep_sort<K, V, true, true, radix::pass_items<K, V, true>, radix::pass_threads<K, V, true>, false, true,
+                       CopyApart>(
+      "argsort", prism::par, k.data(), k_out.data(), static_cast<const V*>(nullptr), v_out.data(), true, n, bits);
+  EXPECT_EQ(v_out.to_host(), order);
+  EXPECT_EQ(k.to_host(), keys);
+}
+
+TEST(GpuRadixOneDigitPasses, KeysStayInPlace) {
+  if (!prism::gpu_available()) GTEST_SKIP() << "no CUDA device";
   for (int pattern = 0; pattern < 3; ++pattern) {
-    const std::uint64_t seed = fresh_seed();
-    SCOPED_TRACE(::testing::Message() << "pattern " << pattern << ", seed " << seed);
-    std::mt19937_64 random(seed);
-    std::vector<K> keys(n);
-    std::vector<V> values(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      keys[i] = pattern == 0 ? K(random() % 16) : pattern == 1 ? K(7) : K(random());
-      values[i] = V(random());
-    }
-    std::vector<V> order(n);
-    std::iota(order.begin(), order.end(), V{0});
-    std::stable_sort(order.begin(), order.end(), [&](V a, V b) { return keys[a] < keys[b]; });
-    std::vector<K> want_keys(n);
-    std::vector<V> want_values(n);
-    for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]], want_values[i] = values[order[i]];
-
-    prism::device_buffer<K> k(keys), k_out(std::vector<K>(n, poison<K>()));
-    radix::onesweep_sort<K, V, false, true, radix::pass_items<K, V, false>, radix::pass_threads<K, V, false>, false,
-                         true>("sort", prism::par, k.data(), k_out.data(), static_cast<const V*>(nullptr),
-                               static_cast<V*>(nullptr), false, n, bits);
-    EXPECT_EQ(k_out.to_host(), want_keys);
-
-    prism::device_buffer<V> v(values), v_out(std::vector<V>(n, poison<V>()));
-    k_out = prism::device_buffer<K>(std::vector<K>(n, poison<K>()));
-    radix::onesweep_sort<K, V, true, true, radix::pass_items<K, V, true>, radix::pass_threads<K, V, true>, false, true>(
-        "sort_by_key", prism::par, k.data(), k_out.data(), v.data(), v_out.data(), false, n, bits);
-    EXPECT_EQ(k_out.to_host(), want_keys);
-    EXPECT_EQ(v_out.to_host(), want_values);
-
-    v_out = prism::device_buffer<V>(std::vector<V>(n, poison<V>()));
-    radix::onesweep_sort<K, V, true, true, radix::pass_items<K, V, true>, radix::pass_threads<K, V, true>, false, true>(
-        "argsort", prism::par, k.data(), k_out.data(), static_cast<const V*>(nullptr), v_out.data(), true, n, bits);
-    EXPECT_EQ(v_out.to_host(), order);
-    EXPECT_EQ(k.to_host(), keys);
+    check_one_digit_passes<false>(pattern);
+    check_one_digit_passes<true>(pattern);
   }
 }
 

@@ -390,9 +390,11 @@ inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 
 // ranking and no look-back. CUB's pass does less on such a tile too (TryShortCircuit: one digit in
 // the tile, its keys written as they stand); small integers in wide keys make such passes
 // (sort_few's keys, 0 to 15: three of four passes). Rows sort_few/uint32/raw and early_24 of
-// docs/benchmarks/sort.md, "Passes of one digit copied".
+// docs/benchmarks/sort.md, "Passes of one digit copied". CopyApart: the pass's blocks only exit,
+// and copy_one_digit_kernel, launched before the pass, copies (a variant for bench_sort's
+// early_<shape>_copy_apart rows: the copy's code out of the pass kernel).
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
-          bool MatchAny = false, bool SkipOneDigit = false>
+          bool MatchAny = false, bool SkipOneDigit = false, bool CopyApart = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
     early_counts_pass_kernel(pass_args<Key, V, Order> a) {
   constexpr unsigned T = Threads * K, warps = Threads / 32;
@@ -401,13 +403,15 @@ __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
   static_assert(Threads % 32 == 0 && Threads >= radix);
   if constexpr (SkipOneDigit) {
     if (*a.one_digit != 0) {
-      const std::size_t end = a.begin + a.count;
+      if constexpr (!CopyApart) {
+        const std::size_t end = a.begin + a.count;
 #pragma unroll
-      for (unsigned i = 0; i < K; ++i) {
-        const std::size_t e = a.begin + std::size_t(blockIdx.x) * T + i * Threads + threadIdx.x;
-        if (e < end) {
-          a.keys_out[e] = a.keys_in[e];
-          if constexpr (Values) a.values_out[e] = a.value(e);
+        for (unsigned i = 0; i < K; ++i) {
+          const std::size_t e = a.begin + std::size_t(blockIdx.x) * T + i * Threads + threadIdx.x;
+          if (e < end) {
+            a.keys_out[e] = a.keys_in[e];
+            if constexpr (Values) a.values_out[e] = a.value(e);
+          }
         }
       }
       return;
@@ -547,6 +551,19 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+// A pass of one digit as CopyApart has it (early_counts_pass_kernel): the portion's keys (and
+// values) copied to the same places, across the grid; nothing where the pass has more digits.
+template <class Key, class V, class Order, bool Values>
+__global__ void copy_one_digit_kernel(pass_args<Key, V, Order> a) {
+  if (*a.one_digit == 0) return;
+  const std::size_t end = a.begin + a.count;
+  for (std::size_t e = a.begin + blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < end;
+       e += std::size_t{gridDim.x} * blockDim.x) {
+    a.keys_out[e] = a.keys_in[e];
+    if constexpr (Values) a.values_out[e] = a.value(e);
+  }
+}
+
 // Block p, thread d: where digit d of pass p starts in each portion's output, from the counts of
 // every portion ([portion][pass][digit]): the digits below d everywhere, then digit d in the
 // portions before. (A template, as every kernel in a header: one definition in the program.)
@@ -585,7 +602,7 @@ __global__ void __launch_bounds__(threads)
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
           unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false,
-          bool SkipOneDigit = Early, class Order>
+          bool SkipOneDigit = Early, bool CopyApart = false, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
@@ -595,6 +612,7 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
   static_assert(Early || (Items == items_per_thread<Key, V> && Threads == threads),
                 "tile_pass_kernel has one tile shape");
   static_assert(Early || !SkipOneDigit, "only the early-counts pass skips");
+  static_assert(SkipOneDigit || !CopyApart, "only a pass that skips copies apart");
   constexpr std::size_t T = Threads * Items;
   const std::size_t portion_tiles = count_mask / T;  // a portion's counts stay below 2^30
   const std::size_t portion_items = portion_tiles * T;
@@ -681,9 +699,13 @@ void onesweep_sort(const char* algorithm, const execution_policy& policy, const 
       a.digit_base = base + (q * passes + p) * radix;
       check(cudaMemsetAsync(states, 0, std::size_t{a.tiles} * radix * sizeof(unsigned), stream), "cudaMemsetAsync",
             algorithm);
+      if constexpr (CopyApart) {
+        const auto grid = static_cast<unsigned>(std::min<std::size_t>(blocks_for(a.count), multiprocessor_count() * 8));
+        launch(algorithm, "copy_one_digit_kernel", copy_one_digit_kernel<Key, V, Order, Carry>, grid, threads, stream, a);
+      }
       if constexpr (Early) {
         launch(algorithm, "early_counts_pass_kernel",
-               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny, SkipOneDigit>,
+               early_counts_pass_kernel<Key, V, Order, Carry, Items, Threads, MatchAny, SkipOneDigit, CopyApart>,
                a.tiles, Threads, stream, a);
       } else {
         launch(algorithm, "tile_pass_kernel", tile_pass_kernel<Key, V, Order, true, Carry>, a.tiles, threads, stream, a);
