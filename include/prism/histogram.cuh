@@ -319,8 +319,8 @@ __device__ void load_samples(const T* p, T (&out)[V]) {
 // (before the first 16-byte boundary; all of them where there is none), then whole vectors, then
 // the tail of fewer than V. ByValue (uint8 samples, raw_histogram's way for them): the
 // sub-histograms count the 256 byte values themselves, as CUB counts 1-byte samples, and each
-// value's count goes to its bin once per block at the end: no table lookup per sample (1.12x CUB
-// where the bins' table made it 0.61x: rows histogram_uniform/uint8, raw against raw_by_bin, of
+// value's count goes to its bin once per block at the end: no table lookup per sample (1.10x CUB
+// where the bins' table made it 0.59x: rows histogram_uniform/uint8, raw against raw_by_bin, of
 // docs/benchmarks/histogram.md, "Bytes counted by value").
 template <class T, class Binner, class C, bool ByValue = false>
 __global__ void __launch_bounds__(block_size)
