@@ -14,18 +14,19 @@
 //   compact, unique /float/<impl>_in_place/2^28  the output is the input (restored from a copy
 //                                                before each call, outside the timed region)
 //   inclusive_scan, compact /uint8/<impl>/n        bytes (16 a vector)
-//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key /int64/,
-//   reduce_by_key/float/ and /int32/, inclusive_scan_by_key/float/, unique/int64/, /int32/ and
-//   /float/, run_length_encode/int32/, and inclusive_scan/uint8/
-//     raw_<threads>x<rounds>/n (2^24, 2^28)      the raw program in other tile shapes (threads per
-//                                                block, rounds of 16-byte vectors per thread) than
-//                                                its own, run directly, every key held in registers
-//                                                from its load (as the library's were before they
-//                                                were read again) and no blocks an SM asked
+//   inclusive_scan, inclusive_scan_by_key, run_length_encode, reduce_by_key, compact,
+//   unique_by_key /int64/, reduce_by_key/float/ and /int32/, inclusive_scan_by_key/float/,
+//   unique/int64/, /int32/ and /float/, run_length_encode/int32/, and inclusive_scan/uint8/
+//     raw_<threads>x<rounds>[_min<k>]/n          the raw program (n = 2^24, 2^28) in other tile
+//                                                shapes (threads per block, rounds of 16-byte
+//                                                vectors per thread) than its own, run directly,
+//                                                every key held in registers from its load (as the
+//                                                library's were before they were read again), no
+//                                                blocks an SM asked, or k (unique_by_key/int64/)
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 //   run_length_encode/int64/, unique/ (int64, float, int32), inclusive_scan_by_key/int64/ (and
-//   with _min<k>: run_length_encode/int64/)
+//   with _min<k>: run_length_encode/int64/, unique/int64/)
 //     raw_reread_<threads>x<rounds>[_min<k>]/n   the keys (the kept elements, the values) read again
 //                                                where a run starts (where they are staged, where
 //                                                they are written) instead of kept in registers
@@ -544,6 +545,13 @@ void register_shapes(bool gpu) {
   // unique of int64 with its kept keys read again where they are staged (select_program's Reread),
   // as the library's unique of 4-byte keys has them: 63 registers instead of 80.
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, true>();
+  // Blocks an SM asked of the 8-byte selections: unique of int64 read again (63 registers, four
+  // blocks of 256; 34 KB of shared memory a block allow six) and unique_by_key of int64 values
+  // with int32 keys in its own 128 x 8 (94 registers, five blocks of 128; 26 KB allow eight).
+  register_shape<operation::unique, 256, 8, std::int64_t, false, 5, true>();
+  register_shape<operation::unique, 256, 8, std::int64_t, false, 6, true>();
+  register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
+  register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
 }
 
 template <class T>
