@@ -38,8 +38,9 @@
 //           even_float_bins), one warp-aggregated increment per sample (equal bins across the
 //           lanes of a warp combine in hardware, so all samples in one bin run as fast as uniform
 //           ones), the copies summed and added to the global counts at the end (one atomic per
-//           bin per block). uint8 samples look their bin up in a 256-entry table in shared
-//           memory. Bins that do not fit 46 KB of shared memory are counted with global atomics
+//           bin per block). uint8 samples are counted by their values, 256 counters a copy
+//           whatever the bins, each value's count added to its bin (from a 256-entry table) at
+//           the end. Bins that do not fit 46 KB of shared memory are counted with global atomics
 //           directly. The counts are zeroed first (cudaMemsetAsync on the stream).
 //
 // Thrust's sort (cpu and thrust) dispatches on 32- and 64-bit offsets unless
