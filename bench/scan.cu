@@ -22,7 +22,8 @@
 //                                                vectors per thread) than its own, run directly,
 //                                                every key held in registers from its load (as the
 //                                                library's were before they were read again), no
-//                                                blocks an SM asked, or k (unique_by_key/int64/)
+//                                                blocks an SM asked, or k (unique_by_key/int64/,
+//                                                inclusive_scan_by_key/int64/)
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 //   run_length_encode/int64/, unique/ (int64, float, int32), inclusive_scan_by_key/int64/ (and
@@ -552,6 +553,11 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 256, 8, std::int64_t, false, 6, true>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
+  // The scan by key of int64 values in blocks of six warps (its own 128 x 12 holds five blocks of
+  // four, 46% of its stalls at the block's barriers): tiles of 192 x 8, the same 3,072 elements,
+  // as built (96 registers: three blocks) and with four blocks asked.
+  register_shape<operation::inclusive_scan_by_key, 192, 8>();
+  register_shape<operation::inclusive_scan_by_key, 192, 8, std::int64_t, false, 4>();
 }
 
 template <class T>
