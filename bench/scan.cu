@@ -26,12 +26,11 @@
 //                                                inclusive_scan_by_key/int64/)
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
-//   run_length_encode/int64/, unique/ (int64, float, int32), inclusive_scan_by_key/int64/ (and
-//   with _min<k>: run_length_encode/int64/, unique/int64/)
-//     raw_reread_<threads>x<rounds>[_min<k>]/n   the keys (the kept elements, the values) read again
-//                                                where a run starts (where they are staged, where
-//                                                they are written) instead of kept in registers
-//                                                from the load; k blocks an SM asked of the compiler
+//   unique/ (int64, float, int32; with _min<k>: int64)
+//     raw_reread_<threads>x<rounds>[_min<k>]/n   the kept keys read again where they are staged
+//                                                instead of kept in registers from the load (as
+//                                                the library's unique of 4-byte keys), and no
+//                                                blocks an SM asked of the compiler, or k
 // Bytes are the fewest that must move: a scan reads n and writes n elements; by key it reads the
 // keys too; a compaction reads n values and n flags and writes the kept values; a partition
 // writes all n; unique and the by-key reductions read their inputs and write one element (or
@@ -380,7 +379,7 @@ void call_in_shape(arrays<T>& a) {
       return Program{x, out, n, {}, false, T{}, aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::inclusive_scan_by_key) {
-    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks, Reread>;
+    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks>;
     run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
       return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
     });
@@ -526,23 +525,9 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 2, float, true>();
   register_shape<operation::reduce_by_key, 128, 4, float, true>();
   register_shape<operation::reduce_by_key, 256, 2, std::int32_t, true>();
-  // The by-key reductions with their keys read again where a run starts, as the library's
-  // run-length encoding of int64 (in 128 x 16) and its 4-byte programs have them: run-length
-  // encoding of int64 in other tiles (the round prefixes of 128 x 24 would pass 48 KB).
-  register_shape<operation::run_length_encode, 128, 12, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 128, 20, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 256, 8, std::int64_t, false, 0, true>();
-  register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 6, true>();  // 92 registers: six blocks
   // unique of 4-byte keys read again as the library's, without the five blocks an SM it asks.
   register_shape<operation::unique, 256, 8, float, false, 0, true>();
   register_shape<operation::unique, 256, 8, std::int32_t, false, 0, true>();
-  // The scan by key of int64 values with its values read again where it writes (scan_by_key_program's
-  // Reread): its 12 rounds held 48 registers of values (as built here, read again: 128 x 12 72
-  // registers instead of 114 without the five blocks asked; 128 x 8 56, 128 x 16 96, 256 x 8 62).
-  register_shape<operation::inclusive_scan_by_key, 128, 8, std::int64_t, false, 0, true>();
-  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 0, true>();
-  register_shape<operation::inclusive_scan_by_key, 128, 16, std::int64_t, false, 0, true>();
-  register_shape<operation::inclusive_scan_by_key, 256, 8, std::int64_t, false, 0, true>();
   // unique of int64 with its kept keys read again where they are staged (select_program's Reread),
   // as the library's unique of 4-byte keys has them: 63 registers instead of 80.
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, true>();

@@ -197,22 +197,18 @@ struct segmented {
   }
 };
 
-// Reread: a thread keeps only its elements' run heads, and the values are read again where the
-// outputs are written (the engine's rereads_scan_values): the 8-byte values of 12 rounds held 48
-// registers (a variant for bench_scan's raw_reread_* rows).
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
-          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks,
-          bool Reread = false>
+          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
-  static constexpr bool counts_flags = false, rereads = Reread;
+  static constexpr bool counts_flags = false;
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
   // reduce_by_key_program's are, not held beside them.
   struct items : run_head_bits {
-    std::conditional_t<Reread, nothing, T[vector]> value;
+    T value[vector];
   };
   using shared_storage = nothing;
   const K* keys;
@@ -231,53 +227,21 @@ struct scan_by_key_program {
     prefetch_l2(x, i, count, n);
   }
   __device__ maybe<scan_type> initial() const { return {scan_type{}, false}; }
-  // Element k's scan value: its value, and whether it starts a run.
-  __device__ static scan_type paired(const items& it, const T& value, int k) { return {value, it.head(k) ? 1u : 0u}; }
-  __device__ scan_type scan_value(const items& it, int k) const
-    requires(!Reread)
-  {
-    return paired(it, it.value[k], k);
-  }
-  // Elements i .. i + vector - 1: their run heads into it, their values into v.
+  __device__ scan_type scan_value(const items& it, int k) const { return {it.value[k], it.head(k) ? 1u : 0u}; }
   template <class Whole>
-  __device__ void load_into(std::size_t i, items& it, T (&v)[vector], Whole whole) const {
+  __device__ void load(std::size_t i, items& it, Whole whole) const {
     K k[vector];
     load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-    load_elements<vector>(x, i, n, x_aligned, v, whole);
+    load_elements<vector>(x, i, n, x_aligned, it.value, whole);
     it.find(keys, i, n, k, eq, whole);
-  }
-  template <class Whole>
-  __device__ void load(std::size_t i, items& it, Whole whole) const
-    requires(!Reread)
-  {
-    load_into(i, it, it.value, whole);
-  }
-  template <class Whole>
-  __device__ void load(std::size_t i, items& it, scan_type (&s)[vector], Whole whole) const
-    requires(Reread)
-  {
-    T v[vector];
-    load_into(i, it, v, whole);
-#pragma unroll
-    for (int k = 0; k < vector; ++k) s[k] = paired(it, v[k], k);
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
                        shared_storage&) const {
-    if constexpr (Reread) {
-      T v[vector];
-      load_elements<vector>(x, i, n, x_aligned, v);
-      write(i, it, v, running);
-    } else {
-      write(i, it, it.value, running);
-    }
-  }
-  // Elements i .. i + vector - 1 of values v, given the combination of everything before i.
-  __device__ void write(std::size_t i, const items& it, const T (&v)[vector], maybe<scan_type> running) const {
     T o[vector];
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
       if (exclusive) o[k] = it.head(k) || !running.present ? init : op(init, running.value.value);
-      running = {combine(running, paired(it, v[k], k), combiner()), true};
+      running = {combine(running, scan_value(it, k), combiner()), true};
       if (!exclusive) o[k] = running.value.value;
     }
     store_elements<vector>(out, i, n, out_aligned, o);

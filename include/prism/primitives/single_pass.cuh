@@ -77,16 +77,6 @@ template <class Program>
 concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
   { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
 };
-// Or it reads its elements again where it writes them (Program::rereads): load(i, items, s,
-// whole) gives the scan values for the round scan alone, which keeps each vector's total in
-// shared memory at once, and emit(i, items, prefix, tile, shared) loads the elements again (from
-// L1 or L2): none is held in registers across the look-back (bench_scan's raw_reread_* rows of
-// the scan by key).
-template <class Program>
-constexpr bool rereads_scan_values = false;
-template <class Program>
-  requires requires { Program::rereads; }
-constexpr bool rereads_scan_values<Program> = Program::rereads;
 
 // The blocks an SM should hold at once where a program asks (its min_blocks): the compiler then
 // keeps to the registers that allows, spilling if it must (bench_scan's raw_<shape>_min<k> rows
@@ -128,32 +118,22 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
   const std::size_t span = base + warp * warp_items;
 
   const auto element = [&](int r) { return span + (std::size_t(r) * 32 + lane) * V; };  // round r's first
-  constexpr bool rebuilds = rebuilds_scan_values<Program>, rereads = rereads_scan_values<Program>;
-  static_assert(!rereads || blocked_round_scan<Program>, "a program that reads again is scanned blocked");
+  constexpr bool rebuilds = rebuilds_scan_values<Program>;
   typename Program::items items[R];
-  S s[rebuilds || rereads ? 1 : R][V];
-  S* const mine = round_scan.data() + warp * (R * 33);  // the warp's blocked round scan, if it has one
+  S s[rebuilds ? 1 : R][V];
   // Every tile but the last lies inside the arrays: its loads check no bounds.
   const auto load_tile = [&](auto whole) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const std::size_t i = element(r);
-      if constexpr (rereads) {
-        S v[V];
-        program.load(i, items[r], v, whole);
-        S total = v[0];
-#pragma unroll
-        for (int k = 1; k < V; ++k) total = op(total, v[k]);
-        mine[r * 33 + lane] = total;
-      } else if constexpr (rebuilds) {
+      if constexpr (rebuilds) {
         program.load(i, items[r], whole);
       } else {
         program.load(i, items[r], s[r], whole);
       }
     }
   };
-  // (Generic, so that a program that reads again, which has no scan values here, never makes them.)
-  const auto scan_value = [&](auto r, int k) -> S {
+  const auto scan_value = [&](int r, int k) -> S {
     if constexpr (rebuilds) {
       return program.scan_value(items[r], k);
     } else {
@@ -168,13 +148,14 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
 
   // The warp's R x 32 vectors scanned in order (round by round, lane by lane): what comes before
   // each thread's vector of each round within the warp, and the warp's total.
-  const auto vector_total = [&](auto r) {
+  const auto vector_total = [&](int r) {
     S a = scan_value(r, 0);
 #pragma unroll
     for (int k = 1; k < V; ++k) a = op(a, scan_value(r, k));
     return a;
   };
   maybe<S> round_prefix[R];
+  S* const mine = round_scan.data() + warp * (R * 33);  // the warp's blocked round scan, if it has one
   S warp_total;
   if constexpr (Program::counts_flags) {
     // Counts of kept elements: each vector's count (0 .. V) for all R rounds packed in one 64-bit
@@ -210,10 +191,8 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
     // sequence, and one warp scan of the lanes' totals joins them (one warp scan per tile instead of
     // one per round, faster: docs/benchmarks/scan.md, row inclusive_scan/float/raw). Position q
     // lives at q + q / 32: the padding keeps the lanes' strided reads off each other's banks.
-    if constexpr (!rereads) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) mine[r * 33 + lane] = vector_total(r);
-    }
+    for (int r = 0; r < R; ++r) mine[r * 33 + lane] = vector_total(r);
     __syncwarp();
     const auto at = [&](int j) { return (lane * R + j) + (lane * R + j) / 32; };
     if constexpr (sizeof(S) <= 8) {
@@ -291,7 +270,7 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
   for (int r = 0; r < R; ++r) {
     const std::size_t i = element(r);
     const maybe<S> before = combine(thread_prefix, round_prefix_of(r), op);
-    if constexpr (rebuilds || rereads) {
+    if constexpr (rebuilds) {
       program.emit(i, items[r], before, info, program_shared);
     } else {
       program.emit(i, items[r], s[r], before, info, program_shared);
