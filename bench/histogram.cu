@@ -150,8 +150,8 @@ struct arrays {
   void call_by_bin()
     requires std::is_same_v<T, std::uint8_t>
   {
-    detail::raw_histogram(par, x.data(), x.size(), counts.data(), bins,
-                          detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins), /*by_value=*/false);
+    detail::launch_sub_histograms<false>(par, x.data(), x.size(), counts.data(), bins,
+                                         detail::make_even_integer_bins<T>(lower<T>(), upper<T>(), bins));
   }
   // CUB's HistogramEven on the samples as they are, temporary storage allocated once.
   void call_cub_float_rule() {

@@ -475,15 +475,12 @@ void launch_sub_histograms(const execution_policy& policy, const T* x, std::size
                 head, binner, static_cast<unsigned>(bins), copies, counts);
 }
 
-// by_value: bytes counted by their values (ByValue above); false counts them into their bins as
-// other samples are (bench_histogram's raw_by_bin rows).
+// Bytes counted by their values (ByValue above); launch_sub_histograms<false> counts them into
+// their bins as other samples are (bench_histogram's raw_by_bin rows).
 template <class T, class C, class Binner>
 void raw_histogram(const execution_policy& policy, const T* x, std::size_t n, C* counts, std::size_t bins,
-                   Binner binner, bool by_value = std::is_same_v<T, std::uint8_t>) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    if (by_value) return launch_sub_histograms<true>(policy, x, n, counts, bins, binner);
-  }
-  launch_sub_histograms<false>(policy, x, n, counts, bins, binner);
+                   Binner binner) {
+  launch_sub_histograms<std::is_same_v<T, std::uint8_t>>(policy, x, n, counts, bins, binner);
 }
 
 // ---- the family's two operations ----------------------------------------------------------------
