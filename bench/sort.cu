@@ -19,10 +19,10 @@
 //                                         early_match_<K> (sort, sort_few): keys ranked by
 //                                         __match_any_sync instead of ballots. Every early row
 //                                         ranks and moves the keys of a pass of one digit too,
-//                                         which raw copies in place (SkipOneDigit), but
-//                                         early_<shape>_copy (copied as raw) and
-//                                         early_<shape>_copy_apart (copied by a kernel of its
-//                                         own, the pass kernel's blocks exiting)
+//                                         which raw copies to the same places by a kernel of
+//                                         its own (SkipOneDigit, CopyApart), but
+//                                         early_<shape>_copy: copied by the pass kernel's blocks,
+//                                         each its own tile (as raw did before)
 // Every other call is out of place (keys_in -> keys_out), so each repetition sorts the same input.
 //
 // Bytes: a sort has no "fewest bytes" that a copy ceiling applies to; rows count what the fastest
@@ -249,10 +249,9 @@ void register_lesson() {
 // Stage 5's sort (<prism/primitives/onesweep.cuh>) with K keys per thread in blocks of Threads, on
 // the rows' arrays; MatchAny: keys ranked by __match_any_sync instead of ballots (rows
 // early_match_<K>). Passes of one digit are ranked as any other (no SkipOneDigit), unless Copy:
-// copied by the pass's blocks as raw's are (rows early_<shape>_copy), or with CopyApart by a
-// kernel of their own before the pass (early_<shape>_copy_apart).
-template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false, bool Copy = false,
-          bool CopyApart = false>
+// copied by the pass's blocks, each its own tile (rows early_<shape>_copy; raw copies them by a
+// kernel of its own).
+template <operation op, unsigned K, unsigned Threads = detail::radix::threads, bool MatchAny = false, bool Copy = false>
 void register_early() {
   using Key = std::uint32_t;
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
@@ -261,7 +260,7 @@ void register_early() {
     for (cache c : cache_modes(bytes)) {
       const std::string shape = std::string(MatchAny ? "match_" : "") +
                                 (Threads == detail::radix::threads ? "" : std::to_string(Threads) + "x") + std::to_string(K) +
-                                (CopyApart ? "_copy_apart" : Copy ? "_copy" : "");
+                                (Copy ? "_copy" : "");
       const std::string row = row_name(name_of(op), "uint32", "early_" + shape, n, c);
       short_rows(benchmark::RegisterBenchmark(
                      row.c_str(),
@@ -271,7 +270,7 @@ void register_early() {
                        const order bits{detail::key_kind::unsigned_integer, false};
                        constexpr bool pairs = op == operation::sort_by_key;
                        time_on_gpu(state, bytes, c, [&] {
-                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, MatchAny, Copy, CopyApart>(
+                         detail::radix::onesweep_sort<Key, std::uint32_t, pairs, true, K, Threads, MatchAny, Copy, false>(
                              name_of(op), par, a.keys.data(), a.keys_out.data(), pairs ? a.values.data() : nullptr,
                              pairs ? a.values_out.data() : nullptr, false, a.keys.size(), bits);
                        });
@@ -307,12 +306,11 @@ void register_rows(bool gpu) {
     register_early<operation::sort, 14, 512>();
     register_early<operation::sort_by_key, 12, 384>();
     register_early<operation::sort_by_key, 16, 384>();
-    // Passes of one digit copied, by the pass's blocks (as raw) or by a kernel of their own: raw's
-    // sort_by_key ran 2% behind early_384x16 (docs/benchmarks/sort.md).
+    // Passes of one digit copied by the pass's blocks, against raw's copy by a kernel of its own
+    // (docs/benchmarks/sort.md, "Passes of one digit copied apart").
     register_early<operation::sort_by_key, 16, 384, false, true>();
-    register_early<operation::sort_by_key, 16, 384, false, true, true>();
-    register_early<operation::sort, 24, detail::radix::threads, false, true, true>();
-    register_early<operation::sort_few, 24, detail::radix::threads, false, true, true>();
+    register_early<operation::sort, 24, detail::radix::threads, false, true>();
+    register_early<operation::sort_few, 24, detail::radix::threads, false, true>();
   }
   register_operation<std::uint32_t>(operation::sort, gpu);
   register_operation<std::uint32_t>(operation::sort_few, gpu);

@@ -497,9 +497,9 @@ TEST(GenericRadixDigits, SortByThemInTheReferenceOrder) {
 }
 
 // The early-counts pass with SkipOneDigit (the library's; bench_sort's early_<K> rows go without),
-// its copy in the pass kernel and apart (CopyApart, the early_<shape>_copy_apart rows): keys of 0
-// to 15 (passes 1 to 3 of one digit), of one value (every pass) and random (none), alone, with
-// values and with indices, over tiles with a short last one, against a stable sort here.
+// its copy in the pass kernel (the early_<shape>_copy rows) and apart (CopyApart, the library's):
+// keys of 0 to 15 (passes 1 to 3 of one digit), of one value (every pass) and random (none), alone,
+// with values and with indices, over tiles with a short last one, against a stable sort here.
 template <bool CopyApart>
 void check_one_digit_passes(int pattern) {
   namespace radix = prism::detail::radix;

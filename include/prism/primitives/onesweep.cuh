@@ -386,13 +386,15 @@ template <unsigned K, unsigned Threads>
 inline constexpr unsigned early_blocks_per_sm = Threads == threads ? (K <= 16 ? 4 : 3) : 65536 / (Threads * 56);
 // SkipOneDigit (the library's with the early-counts pass; bench_sort's early_<K> rows go without):
 // where one digit holds every key of the array in this pass (digit_base_kernel says so), the pass
-// is stable and moves no key: each tile copies its keys (and values) to the same places, with no
-// ranking and no look-back. CUB's pass does less on such a tile too (TryShortCircuit: one digit in
+// is stable and moves no key: its keys (and values) are copied to the same places, with no ranking
+// and no look-back. CUB's pass does less on such a tile too (TryShortCircuit: one digit in
 // the tile, its keys written as they stand); small integers in wide keys make such passes
 // (sort_few's keys, 0 to 15: three of four passes). Rows sort_few/uint32/raw and early_24 of
-// docs/benchmarks/sort.md, "Passes of one digit copied". CopyApart: the pass's blocks only exit,
-// and copy_one_digit_kernel, launched before the pass, copies (a variant for bench_sort's
-// early_<shape>_copy_apart rows: the copy's code out of the pass kernel).
+// docs/benchmarks/sort.md, "Passes of one digit copied". CopyApart (the library's): the pass's
+// blocks only exit, and copy_one_digit_kernel, launched before the pass, copies with every SM full
+// of copying threads, where the pass's tiles hold three blocks an SM (bench_sort's rows
+// early_<shape>_copy, copied in the pass, against raw: docs/benchmarks/sort.md, "Passes of one
+// digit copied apart").
 template <class Key, class V, class Order, bool Values, unsigned K = items_per_thread<Key, V>, unsigned Threads = threads,
           bool MatchAny = false, bool SkipOneDigit = false, bool CopyApart = false>
 __global__ void __launch_bounds__(Threads, early_blocks_per_sm<K, Threads>)
@@ -598,11 +600,12 @@ __global__ void __launch_bounds__(threads)
 // in scratch (argsort's sorted keys, which nobody wants). Carry: whether values travel (values_out
 // set; values_in too, unless `indices`), known when compiled so that a keys-only sort instantiates
 // no carrying kernel. Early: the passes rank as early_counts_pass_kernel does (stage 5 of the
-// lesson), with Items keys per thread in blocks of Threads (and MatchAny, its variant above).
+// lesson), with Items keys per thread in blocks of Threads (and MatchAny, its variant above);
+// SkipOneDigit and CopyApart: passes of one digit copied, by a kernel of their own (above).
 template <class Key, class V, bool Carry, bool Early = early_pass<Key, V, Carry>,
           unsigned Items = Early ? pass_items<Key, V, Carry> : items_per_thread<Key, V>,
           unsigned Threads = Early ? pass_threads<Key, V, Carry> : threads, bool MatchAny = false,
-          bool SkipOneDigit = Early, bool CopyApart = false, class Order>
+          bool SkipOneDigit = Early, bool CopyApart = SkipOneDigit, class Order>
 void onesweep_sort(const char* algorithm, const execution_policy& policy, const Key* keys_in, Key* keys_out,
                    const V* values_in, V* values_out, bool indices, std::size_t n, Order order,
                    bool keys_scratch = false) {
