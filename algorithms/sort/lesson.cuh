@@ -31,8 +31,9 @@
 // key's final place in one step): early_counts_pass_kernel in <prism/primitives/onesweep.cuh>,
 // with 24 keys a thread where stage 4 takes 16 (its registers allow it: sort/uint32/early_24).
 // And where one digit holds every key of a pass (the counts of the start say so), a stable pass
-// moves no key: stage 5 copies such a pass's keys to the same places, unranked (SkipOneDigit;
-// sort_few's small integers skip three of four passes' ranking).
+// moves no key: stage 5 copies such a pass's keys to the same places, unranked, by a kernel of its
+// own that fills every SM (SkipOneDigit and CopyApart; sort_few's small integers skip three of four
+// passes' ranking).
 //
 // The stages count in 32 bits: every one refuses 2^32 keys or more, stages 4 and 5 too (called as
 // impl::raw, stage 5's kernel sorts any size).

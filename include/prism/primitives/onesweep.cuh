@@ -52,8 +52,6 @@
 #include <prism/primitives/tile_state.cuh>
 #include <prism/scratch.hpp>
 
-#include <cuda/atomic>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -141,28 +139,37 @@ struct pass_args {
 // count of the digit, as soon as it is known (tile 0's is already an inclusive prefix). walk_back:
 // adds up the predecessors' counts back to the nearest inclusive prefix and publishes the tile's
 // own; the sum is where the tile's keys of the digit start among the portion's. Counts only travel
-// in the words themselves (value and status in one 32-bit store), so relaxed accesses do.
-using state_word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+// in the words themselves (value and status in one 32-bit store), so relaxed accesses do. They are
+// written in PTX with the global space named: cuda::atomic_ref on a plain pointer tests every
+// access for local memory (libcu++'s way with atomics on a thread's stack), and the registers of
+// those tests made the pairs' pass spill 8 bytes a thread at its 56 (docs/benchmarks/sort.md,
+// "Passes of one digit copied apart").
+__device__ inline unsigned load_state(const unsigned* word) {
+  unsigned w;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(word) : "memory");
+  return w;
+}
+__device__ inline void store_state(unsigned* word, unsigned w) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" : : "l"(word), "r"(w) : "memory");
+}
 
 __device__ inline void publish_count(unsigned* states, unsigned tile, unsigned d, unsigned count) {
-  state_word(states[std::size_t(tile) * radix + d])
-      .store((tile == 0 ? status_prefix : status_aggregate) | count, cuda::std::memory_order_relaxed);
+  store_state(states + std::size_t(tile) * radix + d, (tile == 0 ? status_prefix : status_aggregate) | count);
 }
 
 __device__ inline unsigned walk_back(unsigned* states, unsigned tile, unsigned d, unsigned count) {
   if (tile == 0) return 0;
   unsigned exclusive = 0;
   for (unsigned j = tile - 1;; --j) {
-    state_word theirs(states[std::size_t(j) * radix + d]);
+    const unsigned* theirs = states + std::size_t(j) * radix + d;
     unsigned w;
     do {
-      w = theirs.load(cuda::std::memory_order_relaxed);
+      w = load_state(theirs);
     } while ((w & ~count_mask) == 0);
     exclusive += w & count_mask;
     if (w & status_prefix) break;
   }
-  state_word(states[std::size_t(tile) * radix + d])
-      .store(status_prefix | (exclusive + count), cuda::std::memory_order_relaxed);
+  store_state(states + std::size_t(tile) * radix + d, status_prefix | (exclusive + count));
   return exclusive;
 }
 
