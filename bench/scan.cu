@@ -393,7 +393,7 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::unique) {  // integers by their bits, as the library has them
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
-    using Flags = head_flags<U, functors::equal_to<U>>;
+    using Flags = head_flags<U, functors::equal_to<U>, Reread && sizeof(U) == 4>;
     using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {

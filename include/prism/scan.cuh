@@ -440,7 +440,6 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
       },
       .raw = [&](std::size_t* destination) -> counted {
         if (counted_first) require_fits(algorithm, count_runs_raw(algorithm, policy, k, eq, n), capacity);
-        using Flags = head_flags<K, Eq>;
         using Q = std::conditional_t<ByKey, P, nothing>;
         const Q* q = nullptr;
         Q* qo = nullptr;
@@ -449,6 +448,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
           qo = vo;
         }
         const auto run = [&]<bool Reread>(std::bool_constant<Reread>) {
+          using Flags = head_flags<K, Eq, Reread>;  // read again: the key before from the lane below
           using Program =
               select_program<K, Q, Flags, unique_rounds_of<K, Q>, 0, Reread ? unique_reread_min_blocks : 0, Reread>;
           constexpr int V = Program::vector;

@@ -140,11 +140,24 @@ struct scan_program {
 };
 
 // Whether element i starts a run: i is 0 or its key differs from the one before. keys[i - 1] of a
-// vector's first element was loaded by the lane before (an L1 hit).
-template <int V, class K, class Eq, bool Whole>
+// vector's first element was loaded by the lane before (an L1 hit, or a second request for sectors
+// already in flight). FromLane: every lane of the warp calls this together, lane l + 1's vector
+// following lane l's (the single-pass engine's rounds), and the key before is the last of the lane
+// below, shuffled up; lane 0 alone reads its own. Faster for unique of 4-byte keys read again
+// (unique/int32 and /float, 0.93x to 0.97x CUB), slower where the keys are held or carry values
+// (every by-key program, unique of int64): rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
+// seventeenth run".
+template <int V, bool FromLane = false, class K, class Eq, bool Whole>
 __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
                           std::bool_constant<Whole>) {
-  head[0] = (Whole || i < n) && (i == 0 || !eq(keys[i - 1], k[0]));
+  const bool inside = Whole || i < n;
+  if constexpr (FromLane) {
+    K before = shuffle_up(k[V - 1], 1);
+    if (threadIdx.x % 32 == 0 && i > 0 && inside) before = keys[i - 1];
+    head[0] = inside && (i == 0 || !eq(before, k[0]));
+  } else {
+    head[0] = inside && (i == 0 || !eq(keys[i - 1], k[0]));
+  }
 #pragma unroll
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
@@ -269,8 +282,9 @@ struct stencil_flags {
   }
 };
 
-// ... or the first element of each run of equal ones (unique: the elements themselves are the keys).
-template <class K, class Eq>
+// ... or the first element of each run of equal ones (unique: the elements themselves are the keys),
+// the key before a vector's first from the lane below where FromLane (run_heads).
+template <class K, class Eq, bool FromLane = false>
 struct head_flags {
   using element = K;
   const K* keys;
@@ -278,7 +292,7 @@ struct head_flags {
   __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
   template <int V, class Whole>
   __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
-    run_heads<V>(keys, i, n, k, eq, keep, whole);
+    run_heads<V, FromLane>(keys, i, n, k, eq, keep, whole);
   }
 };
 
