@@ -145,7 +145,8 @@ struct scan_program {
 // following lane l's (the single-pass engine's rounds), and the key before is the last of the lane
 // below, shuffled up; lane 0 alone reads its own. Faster for unique of 4-byte keys read again
 // (unique/int32 and /float, 0.93x to 0.97x CUB), slower where the keys are held or carry values
-// (every by-key program, unique of int64): rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
+// (every by-key program, unique of int64: the compiler then issues each round's loads after the
+// round before's shuffle, not all at once): rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
 // seventeenth run".
 template <int V, bool FromLane = false, class K, class Eq, bool Whole>
 __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
