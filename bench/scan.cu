@@ -361,10 +361,13 @@ void register_counted_and_in_place(bool gpu) {
 }
 
 // One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
-// <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are).
-template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, class T>
+// <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are). Lane: the key
+// before a run's head (and, read again, the one after its end) from the neighbour lane, lane 0's
+// or 31's own read issued first (key_before::shuffled_early, <prism/scan_programs.cuh>).
+template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
+  constexpr key_before lane_or_read = Lane ? key_before::shuffled_early : key_before::read;
   const execution_policy policy = par.with(impl::raw);
   const std::size_t n = a.x.size();
   const T* x = a.x.data();
@@ -379,21 +382,25 @@ void call_in_shape(arrays<T>& a) {
       return Program{x, out, n, {}, false, T{}, aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::inclusive_scan_by_key) {
-    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks>;
+    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks, lane_or_read>;
     run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
       return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
     using U = std::make_unsigned_t<T>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
-                                          functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks, Reread>;
+                                          functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks, Reread,
+                                          lane_or_read>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
     });
   } else if constexpr (op == operation::unique) {  // integers by their bits, as the library has them
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
-    using Flags = head_flags<U, functors::equal_to<U>, Reread && sizeof(U) == 4>;
+    constexpr key_before from = Lane                        ? key_before::shuffled_early
+                                : Reread && sizeof(U) == 4 ? key_before::shuffled
+                                                           : key_before::read;
+    using Flags = head_flags<U, functors::equal_to<U>, from>;
     using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {
@@ -412,7 +419,7 @@ void call_in_shape(arrays<T>& a) {
                      a.count.data()};
     });
   } else if constexpr (op == operation::unique_by_key) {
-    using Flags = head_flags<std::int32_t, same_key>;
+    using Flags = head_flags<std::int32_t, same_key, lane_or_read>;
     using Program = select_program<std::int32_t, T, Flags, Rounds, Threads, MinBlocks, Reread>;
     constexpr int V = Program::vector;
     run_single_pass<Program>("unique_by_key", policy, n, [&](void*) {
@@ -422,7 +429,8 @@ void call_in_shape(arrays<T>& a) {
   } else {
     static_assert(op == operation::reduce_by_key);
     using Program =
-        reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks, Reread>;
+        reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks, Reread,
+                              lane_or_read>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
@@ -430,7 +438,7 @@ void call_in_shape(arrays<T>& a) {
 }
 
 template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0,
-          bool Reread = false>
+          bool Reread = false, bool Lane = false>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
@@ -438,13 +446,14 @@ void register_shape() {
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
     const std::string shape = std::string(Staged ? "raw_staged_" : Reread ? "raw_reread_" : "raw_") +
                               std::to_string(Threads) + "x" +
-                              std::to_string(Rounds) + (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "");
+                              std::to_string(Rounds) + (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "") +
+                              (Lane ? "_lane" : "");
     const std::string row = row_name(name_of(op), type, shape, n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane>(a); };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -538,6 +547,19 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 256, 8, std::int64_t, false, 6, true>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
+  // Each row the library's own program and shape, the key before a run's head (and, read again,
+  // the one after its end) from the neighbour lane with lane 0's or 31's own read issued first
+  // (key_before::shuffled_early), beside raw: the selections, the by-key scans, reduce_by_key and
+  // run-length encoding as the library builds them (docs/benchmarks/scan.md, "The seventeenth run").
+  register_shape<operation::unique, 256, 8, std::int64_t, false, 0, false, true>();
+  register_shape<operation::unique, 256, 8, float, false, 5, true, true>();
+  register_shape<operation::unique, 256, 8, std::int32_t, false, 5, true, true>();
+  register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 0, false, true>();
+  register_shape<operation::inclusive_scan_by_key, 128, 8, float, false, 0, false, true>();
+  register_shape<operation::inclusive_scan_by_key, 128, 12, std::int64_t, false, 5, false, true>();
+  register_shape<operation::reduce_by_key, 256, 4, float, false, 0, true, true>();
+  register_shape<operation::run_length_encode, 256, 6, std::int32_t, false, 0, true, true>();
+  register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 0, true, true>();
   // The scan by key of int64 values in blocks of six warps (its own 128 x 12 holds five blocks of
   // four, 46% of its stalls at the block's barriers): tiles of 192 x 8, the same 3,072 elements,
   // as built (96 registers: three blocks) and with four blocks asked.

@@ -139,25 +139,37 @@ struct scan_program {
   __device__ void finish(const tile_info<T>&, shared_storage&) const {}
 };
 
-// Whether element i starts a run: i is 0 or its key differs from the one before. keys[i - 1] of a
-// vector's first element was loaded by the lane before (an L1 hit, or a second request for sectors
-// already in flight). FromLane: every lane of the warp calls this together, lane l + 1's vector
-// following lane l's (the single-pass engine's rounds), and the key before is the last of the lane
-// below, shuffled up; lane 0 alone reads its own. Faster for unique of 4-byte keys read again
-// (unique/int32 and /float, 0.93x to 0.97x CUB), slower where the keys are held or carry values
-// (every by-key program, unique of int64: the compiler then issues each round's loads after the
-// round before's shuffle, not all at once): rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
-// seventeenth run".
-template <int V, bool FromLane = false, class K, class Eq, bool Whole>
+// Where a vector's first element finds the key before it (run_heads), and, for run-length
+// encoding that reads its keys again, its last the key after it. Each lane reads it from memory
+// (`read`: keys[i - 1] of a lane's vector was loaded by the lane before, an L1 hit or a second
+// request for sectors still in flight), or takes it from its neighbour lane by a shuffle, every
+// lane of the warp together, lane l + 1's vector following lane l's (the single-pass engine's
+// rounds): lane 0 (lane 31 for the key after) alone reads its own, after the shuffle (`shuffled`)
+// or before it, beside the vector's load (`shuffled_early`). The shuffle is faster for unique of
+// 4-byte keys read again (unique/int32 and /float, 0.93x to 0.97x CUB) and slower where the keys
+// are held or carry values (every by-key program, unique of int64), where the compiler issues
+// lane 0's read after the shuffles, a second trip to memory, and each round's loads after the
+// round before's shuffle: rows <op>/<type>/raw of docs/benchmarks/scan.md, "The seventeenth run".
+// `shuffled_early` is timed by bench_scan's raw_<shape>_lane rows (not yet run).
+enum class key_before { read, shuffled, shuffled_early };
+
+// Whether element i starts a run: i is 0 or its key differs from the one before.
+template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
 __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
                           std::bool_constant<Whole>) {
   const bool inside = Whole || i < n;
-  if constexpr (FromLane) {
+  if constexpr (From == key_before::read) {
+    head[0] = inside && (i == 0 || !eq(keys[i - 1], k[0]));
+  } else if constexpr (From == key_before::shuffled) {
     K before = shuffle_up(k[V - 1], 1);
     if (threadIdx.x % 32 == 0 && i > 0 && inside) before = keys[i - 1];
     head[0] = inside && (i == 0 || !eq(before, k[0]));
   } else {
-    head[0] = inside && (i == 0 || !eq(keys[i - 1], k[0]));
+    const bool reads = threadIdx.x % 32 == 0;
+    K own = k[0];
+    if (reads && i > 0 && inside) own = keys[i - 1];
+    const K below = shuffle_up(k[V - 1], 1);
+    head[0] = inside && (i == 0 || !eq(reads ? own : below, k[0]));
   }
 #pragma unroll
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
@@ -168,11 +180,11 @@ __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (
 struct run_head_bits {
   unsigned heads;
   __device__ bool head(int k) const { return heads >> k & 1u; }
-  template <int V, class K, class Eq, bool Whole>
+  template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
   __device__ void find(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq,
                        std::bool_constant<Whole> whole) {
     bool head[V];
-    run_heads<V>(keys, i, n, k, eq, head, whole);
+    run_heads<V, From>(keys, i, n, k, eq, head, whole);
     heads = 0;
 #pragma unroll
     for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
@@ -212,7 +224,8 @@ struct segmented {
 };
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
-          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks>
+          int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks,
+          key_before From = key_before::read>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
@@ -247,7 +260,7 @@ struct scan_by_key_program {
     K k[vector];
     load_elements<vector>(keys, i, n, keys_aligned, k, whole);
     load_elements<vector>(x, i, n, x_aligned, it.value, whole);
-    it.find(keys, i, n, k, eq, whole);
+    it.template find<vector, From>(keys, i, n, k, eq, whole);
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
                        shared_storage&) const {
@@ -283,9 +296,8 @@ struct stencil_flags {
   }
 };
 
-// ... or the first element of each run of equal ones (unique: the elements themselves are the keys),
-// the key before a vector's first from the lane below where FromLane (run_heads).
-template <class K, class Eq, bool FromLane = false>
+// ... or the first element of each run of equal ones (unique: the elements themselves are the keys).
+template <class K, class Eq, key_before From = key_before::read>
 struct head_flags {
   using element = K;
   const K* keys;
@@ -293,7 +305,7 @@ struct head_flags {
   __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
   template <int V, class Whole>
   __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
-    run_heads<V, FromLane>(keys, i, n, k, eq, keep, whole);
+    run_heads<V, From>(keys, i, n, k, eq, keep, whole);
   }
 };
 
@@ -471,7 +483,7 @@ struct reduce_by_key_shape {
 // writes over keys another has yet to read again.
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
-          bool Reread = reduce_by_key_shape<K, T, Values>::reread>
+          bool Reread = reduce_by_key_shape<K, T, Values>::reread, key_before From = key_before::read>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -521,12 +533,23 @@ struct reduce_by_key_program {
     if constexpr (Reread) {
       K k[vector];
       load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-      it.find(keys, i, n, k, eq, whole);
-      const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
-      it.heads |= unsigned{ends} << vector;
+      if constexpr (From == key_before::shuffled_early) {
+        // The key after: lane 31 reads its own first, every other lane's from the lane above.
+        const unsigned lane = threadIdx.x % 32;
+        K own = k[vector - 1];
+        if (lane == 31 && i + vector < n) own = keys[i + vector];
+        it.template find<vector, From>(keys, i, n, k, eq, whole);
+        const K above = shuffle_index(k[0], static_cast<int>((lane + 1) % 32));
+        const bool ends = i + vector >= n || !eq(k[vector - 1], lane == 31 ? own : above);
+        it.heads |= unsigned{ends} << vector;
+      } else {
+        it.template find<vector, From>(keys, i, n, k, eq, whole);
+        const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
+        it.heads |= unsigned{ends} << vector;
+      }
     } else {
       load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
-      it.find(keys, i, n, it.key, eq, whole);
+      it.template find<vector, From>(keys, i, n, it.key, eq, whole);
     }
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
   }
