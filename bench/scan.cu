@@ -397,10 +397,8 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::unique) {  // integers by their bits, as the library has them
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
-    constexpr key_before from = Lane                        ? key_before::shuffled_early
-                                : Reread && sizeof(U) == 4 ? key_before::shuffled
-                                                           : key_before::read;
-    using Flags = head_flags<U, functors::equal_to<U>, from>;
+    using Flags =
+        head_flags<U, functors::equal_to<U>, Lane ? key_before::shuffled_early : unique_key_before<U, Reread>>;
     using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {

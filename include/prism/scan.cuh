@@ -448,7 +448,7 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
           qo = vo;
         }
         const auto run = [&]<bool Reread>(std::bool_constant<Reread>) {
-          using Flags = head_flags<K, Eq, Reread ? key_before::shuffled : key_before::read>;
+          using Flags = head_flags<K, Eq, unique_key_before<K, Reread>>;
           using Program =
               select_program<K, Q, Flags, unique_rounds_of<K, Q>, 0, Reread ? unique_reread_min_blocks : 0, Reread>;
           constexpr int V = Program::vector;

@@ -152,6 +152,9 @@ struct scan_program {
 // round before's shuffle: rows <op>/<type>/raw of docs/benchmarks/scan.md, "The seventeenth run".
 // `shuffled_early` is timed by bench_scan's raw_<shape>_lane rows (not yet run).
 enum class key_before { read, shuffled, shuffled_early };
+// unique's: from the lane below where it reads its 4-byte keys again (Reread), read elsewhere.
+template <class K, bool Reread>
+inline constexpr key_before unique_key_before = Reread && sizeof(K) == 4 ? key_before::shuffled : key_before::read;
 
 // Whether element i starts a run: i is 0 or its key differs from the one before.
 template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
