@@ -362,8 +362,9 @@ void register_counted_and_in_place(bool gpu) {
 
 // One raw call of `op` with the program in the tile shape <Threads, Rounds>, built as
 // <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are). Lane: the key
-// before a run's head (and, read again, the one after its end) from the neighbour lane, lane 0's
-// or 31's own read issued first (key_before::shuffled_early, <prism/scan_programs.cuh>).
+// before a run's head (and, read again, the one after its end) from the neighbour lane, the load
+// in two steps: every round's vectors and lane 0's or 31's own reads, then the shuffles
+// (key_before::shuffled_early, <prism/scan_programs.cuh>).
 template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
@@ -546,7 +547,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
   // Each row the library's own program and shape, the key before a run's head (and, read again,
-  // the one after its end) from the neighbour lane with lane 0's or 31's own read issued first
+  // the one after its end) from the neighbour lane, the shuffles after every round's loads
   // (key_before::shuffled_early), beside raw: the selections, the by-key scans, reduce_by_key and
   // run-length encoding as the library builds them (docs/benchmarks/scan.md, "The seventeenth run").
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, false, true>();
@@ -558,6 +559,10 @@ void register_shapes(bool gpu) {
   register_shape<operation::reduce_by_key, 256, 4, float, false, 0, true, true>();
   register_shape<operation::run_length_encode, 256, 6, std::int32_t, false, 0, true, true>();
   register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 0, true, true>();
+  // The same where the two steps hold more registers: unique of int64 read again, and run-length
+  // encoding of int64 (106 registers in two steps, 92 in one) asked for five blocks an SM.
+  register_shape<operation::unique, 256, 8, std::int64_t, false, 0, true, true>();
+  register_shape<operation::run_length_encode, 128, 16, std::int64_t, false, 5, true, true>();
   // The scan by key of int64 values in blocks of six warps (its own 128 x 12 holds five blocks of
   // four, 46% of its stalls at the block's barriers): tiles of 192 x 8, the same 3,072 elements,
   // as built (96 registers: three blocks) and with four blocks asked.

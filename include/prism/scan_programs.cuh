@@ -144,53 +144,117 @@ struct scan_program {
 // (`read`: keys[i - 1] of a lane's vector was loaded by the lane before, an L1 hit or a second
 // request for sectors still in flight), or takes it from its neighbour lane by a shuffle, every
 // lane of the warp together, lane l + 1's vector following lane l's (the single-pass engine's
-// rounds): lane 0 (lane 31 for the key after) alone reads its own, after the shuffle (`shuffled`)
-// or before it, beside the vector's load (`shuffled_early`). The shuffle is faster for unique of
-// 4-byte keys read again (unique/int32 and /float, 0.93x to 0.97x CUB) and slower where the keys
-// are held or carry values (every by-key program, unique of int64), where the compiler issues
-// lane 0's read after the shuffles, a second trip to memory, and each round's loads after the
-// round before's shuffle: rows <op>/<type>/raw of docs/benchmarks/scan.md, "The seventeenth run".
-// `shuffled_early` is timed by bench_scan's raw_<shape>_lane rows (not yet run).
+// rounds). `shuffled`: in each round's load, lane 0 reading its own after the shuffle. It is
+// faster for unique of 4-byte keys read again (unique/int32 and /float, 0.93x to 0.97x CUB) and
+// slower where the keys are held or carry values (every by-key program, unique of int64), where
+// the compiler issues lane 0's read after the shuffles, a second trip to memory, and each round's
+// loads after the round before's shuffle: rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
+// seventeenth run". `shuffled_early` loads in two steps (the engine's `settle`,
+// <prism/primitives/single_pass.cuh>): every round's vectors first, then the shuffles, each a
+// rotation of the warp in which lane 0 takes lane 31's last key of the round before (key_below),
+// so that only round 0's lane 0 reads a key of its own, beside the loads (and for the key after,
+// the last round's lane 31); bench_scan's raw_<shape>_lane rows time it.
 enum class key_before { read, shuffled, shuffled_early };
 // unique's: from the lane below where it reads its 4-byte keys again (Reread), read elsewhere.
 template <class K, bool Reread>
 inline constexpr key_before unique_key_before = Reread && sizeof(K) == 4 ? key_before::shuffled : key_before::read;
 
-// Whether element i starts a run: i is 0 or its key differs from the one before.
+// Whether element i starts a run: i is 0 or its key differs from the one before (`read` and
+// `shuffled`, in one step).
 template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
 __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
                           std::bool_constant<Whole>) {
+  static_assert(From != key_before::shuffled_early, "shuffled_early is found in two steps (key_below)");
   const bool inside = Whole || i < n;
   if constexpr (From == key_before::read) {
     head[0] = inside && (i == 0 || !eq(keys[i - 1], k[0]));
-  } else if constexpr (From == key_before::shuffled) {
+  } else {
     K before = shuffle_up(k[V - 1], 1);
     if (threadIdx.x % 32 == 0 && i > 0 && inside) before = keys[i - 1];
     head[0] = inside && (i == 0 || !eq(before, k[0]));
-  } else {
-    const bool reads = threadIdx.x % 32 == 0;
-    K own = k[0];
-    if (reads && i > 0 && inside) own = keys[i - 1];
-    const K below = shuffle_up(k[V - 1], 1);
-    head[0] = inside && (i == 0 || !eq(reads ? own : below, k[0]));
   }
 #pragma unroll
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
+
+// shuffled_early's two steps. At the load (round r of rounds, the vector at i): the warp's edge,
+// a key no lane holds, read by the one lane that wants it: the key before round 0's lane 0, or
+// after the last round's lane 31 (After); every other lane keeps `own`, never compared.
+template <int V, bool After, class K>
+__device__ K edge_key(const K* keys, std::size_t i, std::size_t n, int r, int rounds, bool inside, K own) {
+  if constexpr (!After) {
+    if (r == 0 && threadIdx.x % 32 == 0 && i > 0 && inside) own = keys[i - 1];
+  } else {
+    if (r == rounds - 1 && threadIdx.x % 32 == 31 && i + V < n) own = keys[i + V];
+  }
+  return own;
+}
+// Once every round is loaded: the key before each lane's vector of round r (the lane below's
+// last; for lane 0, lane 31's last of the round before, or in round 0 the edge), and the key after
+// it (the lane above's first; for lane 31, lane 0's first of the round after, or the edge).
+// (Each choice is between values, not array elements: a choice of lvalues is a choice of
+// addresses, which would keep the rounds' arrays in local memory.)
+template <int V, class K>
+__device__ K key_below(const K (&earlier)[V], const K (&mine)[V], K edge, bool first_round) {
+  const unsigned lane = threadIdx.x % 32;
+  const K last = mine[V - 1], earlier_last = earlier[V - 1];
+  const K got = shuffle_index(lane == 31 && !first_round ? earlier_last : last, static_cast<int>((lane + 31) % 32));
+  return lane == 0 && first_round ? edge : got;
+}
+template <int V, class K>
+__device__ K key_above(const K (&mine)[V], const K (&later)[V], K edge, bool last_round) {
+  const unsigned lane = threadIdx.x % 32;
+  const K first = mine[0], later_first = later[0];
+  const K got = shuffle_index(lane == 0 && !last_round ? later_first : first, static_cast<int>((lane + 1) % 32));
+  return lane == 31 && last_round ? edge : got;
+}
+// The heads of a vector given the key before it.
+template <int V, class K, class Eq>
+__device__ void heads_after(K before, std::size_t i, bool inside, const K (&k)[V], Eq eq, bool (&head)[V]) {
+  head[0] = inside && (i == 0 || !eq(before, k[0]));
+#pragma unroll
+  for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
+}
+
+// What a two-step by-key program holds of a vector from its load to its settle: the keys, and
+// where its lane reads one, the warp's edges.
+template <class K, int V, bool After = false>
+struct loaded_keys {
+  K k[V];
+  K before;
+  std::conditional_t<After, K, nothing> after;
+  template <class Whole>
+  __device__ void load(const K* keys, std::size_t i, std::size_t n, bool aligned, int r, int rounds, Whole whole) {
+    load_elements<V>(keys, i, n, aligned, k, whole);
+    before = edge_key<V, false>(keys, i, n, r, rounds, Whole::value || i < n, k[0]);
+    if constexpr (After) after = edge_key<V, true>(keys, i, n, r, rounds, true, k[V - 1]);
+  }
+};
 
 // The same kept in one register where a program holds its elements' heads (the by-key programs'
 // items): bit k, element i + k starts a run; none past the end.
 struct run_head_bits {
   unsigned heads;
   __device__ bool head(int k) const { return heads >> k & 1u; }
+  template <int V, bool Whole>
+  __device__ void set(std::size_t i, std::size_t n, const bool (&head)[V], std::bool_constant<Whole>) {
+    heads = 0;
+#pragma unroll
+    for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
+  }
   template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
   __device__ void find(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq,
                        std::bool_constant<Whole> whole) {
     bool head[V];
     run_heads<V, From>(keys, i, n, k, eq, head, whole);
-    heads = 0;
-#pragma unroll
-    for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
+    set(i, n, head, whole);
+  }
+  template <int V, class K, class Eq, bool Whole>
+  __device__ void find_after(K before, std::size_t i, std::size_t n, const K (&k)[V], Eq eq,
+                             std::bool_constant<Whole> whole) {
+    bool head[V];
+    heads_after(before, i, Whole || i < n, k, eq, head);
+    set(i, n, head, whole);
   }
 };
 
@@ -234,11 +298,13 @@ struct scan_by_key_program {
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr bool counts_flags = false;
+  static constexpr bool settles = From == key_before::shuffled_early;
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
-  // reduce_by_key_program's are, not held beside them.
+  // reduce_by_key_program's are, not held beside them. A two-step load holds its keys until settle.
   struct items : run_head_bits {
     T value[vector];
+    std::conditional_t<settles, loaded_keys<K, vector>, nothing> loaded;
   };
   using shared_storage = nothing;
   const K* keys;
@@ -265,6 +331,17 @@ struct scan_by_key_program {
     load_elements<vector>(x, i, n, x_aligned, it.value, whole);
     it.template find<vector, From>(keys, i, n, k, eq, whole);
   }
+  // shuffled_early's two steps: round r's loads, then its heads once every round is loaded.
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
+    it.loaded.load(keys, i, n, keys_aligned, r, rounds, whole);
+    load_elements<vector>(x, i, n, x_aligned, it.value, whole);
+  }
+  template <class Whole>
+  __device__ void settle(std::size_t i, const items& earlier, items& it, const items&, int r, Whole whole) const {
+    const auto& l = it.loaded;
+    it.find_after(key_below(earlier.loaded.k, l.k, l.before, r == 0), i, n, l.k, eq, whole);
+  }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
                        shared_storage&) const {
     T o[vector];
@@ -286,6 +363,7 @@ struct scan_by_key_program {
 template <class S, class Pred>
 struct stencil_flags {
   using element = S;
+  static constexpr bool settles = false;
   const S* stencil;
   Pred pred;
   bool aligned;
@@ -299,16 +377,22 @@ struct stencil_flags {
   }
 };
 
-// ... or the first element of each run of equal ones (unique: the elements themselves are the keys).
+// ... or the first element of each run of equal ones (unique: the elements themselves are the keys);
+// shuffled_early in two steps (settles): heads(before, ...) given the key before each vector.
 template <class K, class Eq, key_before From = key_before::read>
 struct head_flags {
   using element = K;
+  static constexpr bool settles = From == key_before::shuffled_early;
   const K* keys;
   Eq eq;
   __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
   template <int V, class Whole>
   __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
     run_heads<V, From>(keys, i, n, k, eq, keep, whole);
+  }
+  template <int V, class Whole>
+  __device__ void heads(K before, std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole) const {
+    heads_after(before, i, Whole::value || i < n, k, eq, keep);
   }
 };
 
@@ -338,9 +422,11 @@ struct select_program {
                                                                             : streaming_threads;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
+  static constexpr bool settles = Flags::settles;  // heads from the lane below, in two steps
   struct items {
-    std::conditional_t<Reread, nothing, P[vector]> p;
+    std::conditional_t<Reread && !settles, nothing, P[vector]> p;  // read again: held until settle
     std::conditional_t<Reread, nothing, Q[pairs ? vector : 1]> q;
+    std::conditional_t<settles, P, nothing> edge;  // the key before the warp's first, until settle
     unsigned keep;  // bit k: element k is kept (one register, not one per element)
   };
   struct shared_storage {
@@ -377,6 +463,25 @@ struct select_program {
       if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
       flags(i, n, it.p, keep, whole);
     }
+    mark(i, it, s, keep, whole);
+  }
+  // Flags that settle (unique's heads by shuffled_early): round r's loads, then its flags once
+  // every round is loaded.
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
+    load_elements<vector>(p, i, n, p_aligned, it.p, whole);
+    if constexpr (pairs && !Reread) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
+    it.edge = edge_key<vector, false>(p, i, n, r, rounds, Whole::value || i < n, it.p[0]);
+  }
+  template <class Whole>
+  __device__ void settle(std::size_t i, const items& earlier, items& it, const items&, int r, kept_count (&s)[vector],
+                         Whole whole) const {
+    bool keep[vector];
+    flags.heads(key_below(earlier.p, it.p, it.edge, r == 0), i, n, it.p, keep, whole);
+    mark(i, it, s, keep, whole);
+  }
+  template <class Whole>
+  __device__ void mark(std::size_t i, items& it, kept_count (&s)[vector], const bool (&keep)[vector], Whole) const {
     it.keep = 0;
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
@@ -497,12 +602,14 @@ struct reduce_by_key_program {
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
+  static constexpr bool settles = From == key_before::shuffled_early;
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
-  // they took limited the blocks per SM.
+  // they took limited the blocks per SM. A two-step load holds its keys until settle.
   struct items : run_head_bits {
     std::conditional_t<Reread, nothing, K[vector]> key;  // Reread: bit `vector` of heads instead
     std::conditional_t<counting, ones<T>, T[vector]> value;
+    std::conditional_t<settles, loaded_keys<K, vector, Reread>, nothing> loaded;
   };
   // Run r of the tile's keys at r - before (the runs started before the tile); its sum at
   // r - before + 1, slot 0 being the run the tile continues. Whether the tile's first element
@@ -536,25 +643,34 @@ struct reduce_by_key_program {
     if constexpr (Reread) {
       K k[vector];
       load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-      if constexpr (From == key_before::shuffled_early) {
-        // The key after: lane 31 reads its own first, every other lane's from the lane above.
-        const unsigned lane = threadIdx.x % 32;
-        K own = k[vector - 1];
-        if (lane == 31 && i + vector < n) own = keys[i + vector];
-        it.template find<vector, From>(keys, i, n, k, eq, whole);
-        const K above = shuffle_index(k[0], static_cast<int>((lane + 1) % 32));
-        const bool ends = i + vector >= n || !eq(k[vector - 1], lane == 31 ? own : above);
-        it.heads |= unsigned{ends} << vector;
-      } else {
-        it.template find<vector, From>(keys, i, n, k, eq, whole);
-        const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
-        it.heads |= unsigned{ends} << vector;
-      }
+      it.template find<vector, From>(keys, i, n, k, eq, whole);
+      const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
+      it.heads |= unsigned{ends} << vector;
     } else {
       load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
       it.template find<vector, From>(keys, i, n, it.key, eq, whole);
     }
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
+  }
+  // shuffled_early's two steps: round r's loads; then, every round loaded, its heads and, read
+  // again, whether its vector's last element ends its run (the key after from the lane above).
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
+    it.loaded.load(keys, i, n, keys_aligned, r, rounds, whole);
+    if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
+  }
+  template <class Whole>
+  __device__ void settle(std::size_t i, const items& earlier, items& it, const items& later, int r, Whole whole) const {
+    const auto& l = it.loaded;
+    it.find_after(key_below(earlier.loaded.k, l.k, l.before, r == 0), i, n, l.k, eq, whole);
+    if constexpr (Reread) {
+      const K after = key_above(l.k, later.loaded.k, l.after, r == rounds - 1);
+      const bool ends = i + vector >= n || !eq(l.k[vector - 1], after);
+      it.heads |= unsigned{ends} << vector;
+    } else {
+#pragma unroll
+      for (int k = 0; k < vector; ++k) it.key[k] = l.k[k];
+    }
   }
   // Element k's key (at i + k), and whether it ends its run (the last element, or the next differs).
   __device__ K key_of(const items& it, std::size_t i, int k) const {

@@ -73,6 +73,11 @@ struct shared_array {
 // them instead: scan_value(items, k) gives element k's, and load(i, items, whole) and emit(i,
 // items, prefix, tile, shared) go without s, so that no scan value is held in registers beside
 // the items it was made from (the by-key programs' are 16-byte pairs of a count and a value).
+// A program that shuffles between lanes what it loaded (settles: the key before a run's head from
+// the lane below) loads in two steps: load(i, items[r], r, whole) only reads, for every round r,
+// then settle(i, earlier, items[r], later, r[, s[r]], whole), given the rounds before and after
+// (round r's own at the ends), makes round r's scan values,
+// so that no round's loads wait behind the round before's shuffles.
 template <class Program>
 concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
   { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
@@ -83,6 +88,12 @@ concept rebuilds_scan_values = requires(const Program& p, const typename Program
 // of the 8-byte by-key programs, which hold 114 to 128 registers a thread and so a quarter of the
 // SM's warps; asked for five blocks, 96 with 8 bytes spilled); 0, as most programs of the
 // library have it, leaves the registers to the compiler.
+template <class Program>
+constexpr bool settles = false;
+template <class Program>
+  requires requires { Program::settles; }
+constexpr bool settles<Program> = Program::settles;
+
 template <class Program>
 constexpr int min_blocks_of = 0;
 template <class Program>
@@ -126,10 +137,24 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const std::size_t i = element(r);
-      if constexpr (rebuilds) {
+      if constexpr (settles<Program>) {
+        program.load(i, items[r], r, whole);
+      } else if constexpr (rebuilds) {
         program.load(i, items[r], whole);
       } else {
         program.load(i, items[r], s[r], whole);
+      }
+    }
+    if constexpr (settles<Program>) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const auto& earlier = items[r > 0 ? r - 1 : 0];
+        const auto& later = items[r + 1 < R ? r + 1 : r];
+        if constexpr (rebuilds) {
+          program.settle(element(r), earlier, items[r], later, r, whole);
+        } else {
+          program.settle(element(r), earlier, items[r], later, r, s[r], whole);
+        }
       }
     }
   };
