@@ -364,11 +364,11 @@ void register_counted_and_in_place(bool gpu) {
 // <prism/scan.cuh> builds it (inclusive; keys and values aligned as the arrays are). Lane: the key
 // before a run's head (and, read again, the one after its end) from the neighbour lane, the load
 // in two steps: every round's vectors and lane 0's or 31's own reads, then the shuffles
-// (key_before::shuffled_early, <prism/scan_programs.cuh>).
+// (key_before::shuffled, <prism/scan_programs.cuh>).
 template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
-  constexpr key_before lane_or_read = Lane ? key_before::shuffled_early : key_before::read;
+  constexpr key_before lane_or_read = Lane ? key_before::shuffled : key_before::read;
   const execution_policy policy = par.with(impl::raw);
   const std::size_t n = a.x.size();
   const T* x = a.x.data();
@@ -399,7 +399,7 @@ void call_in_shape(arrays<T>& a) {
   } else if constexpr (op == operation::unique) {  // integers by their bits, as the library has them
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
     using Flags =
-        head_flags<U, functors::equal_to<U>, Lane ? key_before::shuffled_early : unique_key_before<U, Reread>>;
+        head_flags<U, functors::equal_to<U>, Lane ? key_before::shuffled : unique_key_before<U, Reread>>;
     using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {
@@ -546,10 +546,12 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 256, 8, std::int64_t, false, 6, true>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
-  // Each row the library's own program and shape, the key before a run's head (and, read again,
+  // Each row a program in the library's own shape, the key before a run's head (and, read again,
   // the one after its end) from the neighbour lane, the shuffles after every round's loads
-  // (key_before::shuffled_early), beside raw: the selections, the by-key scans, reduce_by_key and
-  // run-length encoding as the library builds them (docs/benchmarks/scan.md, "The seventeenth run").
+  // (key_before::shuffled), beside raw or raw_<shape> reading it: the selections, the by-key
+  // scans, reduce_by_key and run-length encoding (docs/benchmarks/scan.md, "The eighteenth run";
+  // unique of 4-byte keys, the scan by key of int64 values and reduce_by_key of floats are the
+  // library's own).
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, false, true>();
   register_shape<operation::unique, 256, 8, float, false, 5, true, true>();
   register_shape<operation::unique, 256, 8, std::int32_t, false, 5, true, true>();

@@ -57,12 +57,35 @@ inline constexpr int streaming_rounds_of =
 template <class... T>
 inline constexpr int keyed_rounds_of =
     std::max({sizeof(T)...}) == 8 && (sizeof(T) + ...) <= 12 ? 8 : scan_rounds;
+// Where a vector's first element finds the key before it, and, for run-length encoding that
+// reads its keys again, its last the key after it. `read`: each lane reads it from memory
+// (keys[i - 1] of a lane's vector was loaded by the lane before: an L1 hit, or a second request
+// for sectors still in flight). `shuffled`: from the neighbour lane, lane l + 1's vector following
+// lane l's (the single-pass engine's rounds), the load in two steps (the engine's `settle`,
+// <prism/primitives/single_pass.cuh>): every round's vectors first, then the shuffles, each a
+// rotation of the warp in which lane 0 takes lane 31's last key of the round before (key_below),
+// so that one lane a warp reads a key of its own (and for the key after, the last round's lane
+// 31). Two steps hold every round's keys until the shuffles (up to 18 more registers) and lose
+// where the keys are held anyway or are 8 bytes (unique of int64 0.78x CUB against 0.86x,
+// run-length encoding of int64 0.71x against 0.85x, the scan by key of floats 0.90x against
+// 0.95x); they gain 1% to 3% for unique of 4-byte keys read again, reduce_by_key of 4-byte keys
+// and values read again, and the scan by key of int64 values. A shuffle within each round's load
+// instead (lane 0 reading its own) made each round's loads wait for the round before's shuffle.
+// Rows <op>/<type>/raw against raw_<shape>_lane of docs/benchmarks/scan.md, "The eighteenth run"
+// and "The seventeenth run".
+enum class key_before { read, shuffled };
+// unique's: from the lane below where it reads its 4-byte keys again (Reread), read elsewhere.
+template <class K, bool Reread>
+inline constexpr key_before unique_key_before = Reread && sizeof(K) == 4 ? key_before::shuffled : key_before::read;
+
 // The scan by key in blocks of 128: 8 rounds where its key and value are 4 bytes or less, 12 where
 // one is 8 bytes and the two 12; 8-byte keys with 8-byte values (not measured so) keep 256 x 4.
 // Rows inclusive_scan_by_key/float and /int64 (raw, raw_256x4, raw_256x8) of
 // docs/benchmarks/scan.md, "The scan by key in blocks of 128". The 12-round tile asks the compiler
 // for five blocks an SM (96 registers, 8 bytes spilled, instead of 114 and four blocks; rows
-// inclusive_scan_by_key/int64, raw against raw_128x12, "The thirteenth run").
+// inclusive_scan_by_key/int64, raw against raw_128x12, "The thirteenth run"); with 4-byte keys it
+// takes the key before from the lane below (`from`; 1% faster for int64 values, raw against
+// raw_128x12_min5, "The eighteenth run"; 8-byte keys, not timed so, read it).
 template <class K, class T>
 struct scan_by_key_shape {
   static constexpr std::size_t widest = std::max(sizeof(K), sizeof(T)), bytes = sizeof(K) + sizeof(T);
@@ -70,6 +93,7 @@ struct scan_by_key_shape {
   static constexpr int threads = longer ? 128 : scan_threads;
   static constexpr int rounds = !longer ? scan_rounds : widest <= 4 ? 8 : 12;
   static constexpr int min_blocks = rounds == 12 ? 5 : 0;
+  static constexpr key_before from = rounds == 12 && sizeof(K) <= 4 ? key_before::shuffled : key_before::read;
 };
 
 // Elements per vector for the arrays of a program: 16 bytes of the widest (one element past 16).
@@ -139,45 +163,17 @@ struct scan_program {
   __device__ void finish(const tile_info<T>&, shared_storage&) const {}
 };
 
-// Where a vector's first element finds the key before it (run_heads), and, for run-length
-// encoding that reads its keys again, its last the key after it. Each lane reads it from memory
-// (`read`: keys[i - 1] of a lane's vector was loaded by the lane before, an L1 hit or a second
-// request for sectors still in flight), or takes it from its neighbour lane by a shuffle, every
-// lane of the warp together, lane l + 1's vector following lane l's (the single-pass engine's
-// rounds). `shuffled`: in each round's load, lane 0 reading its own after the shuffle. It is
-// faster for unique of 4-byte keys read again (unique/int32 and /float, 0.93x to 0.97x CUB) and
-// slower where the keys are held or carry values (every by-key program, unique of int64), where
-// the compiler issues lane 0's read after the shuffles, a second trip to memory, and each round's
-// loads after the round before's shuffle: rows <op>/<type>/raw of docs/benchmarks/scan.md, "The
-// seventeenth run". `shuffled_early` loads in two steps (the engine's `settle`,
-// <prism/primitives/single_pass.cuh>): every round's vectors first, then the shuffles, each a
-// rotation of the warp in which lane 0 takes lane 31's last key of the round before (key_below),
-// so that only round 0's lane 0 reads a key of its own, beside the loads (and for the key after,
-// the last round's lane 31); bench_scan's raw_<shape>_lane rows time it.
-enum class key_before { read, shuffled, shuffled_early };
-// unique's: from the lane below where it reads its 4-byte keys again (Reread), read elsewhere.
-template <class K, bool Reread>
-inline constexpr key_before unique_key_before = Reread && sizeof(K) == 4 ? key_before::shuffled : key_before::read;
-
-// Whether element i starts a run: i is 0 or its key differs from the one before (`read` and
-// `shuffled`, in one step).
-template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
+// Whether element i starts a run: i is 0 or its key differs from the one before, each lane
+// reading the key before its vector from memory (key_before::read, above).
+template <int V, class K, class Eq, bool Whole>
 __device__ void run_heads(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq, bool (&head)[V],
                           std::bool_constant<Whole>) {
-  static_assert(From != key_before::shuffled_early, "shuffled_early is found in two steps (key_below)");
-  const bool inside = Whole || i < n;
-  if constexpr (From == key_before::read) {
-    head[0] = inside && (i == 0 || !eq(keys[i - 1], k[0]));
-  } else {
-    K before = shuffle_up(k[V - 1], 1);
-    if (threadIdx.x % 32 == 0 && i > 0 && inside) before = keys[i - 1];
-    head[0] = inside && (i == 0 || !eq(before, k[0]));
-  }
+  head[0] = (Whole || i < n) && (i == 0 || !eq(keys[i - 1], k[0]));
 #pragma unroll
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
 
-// shuffled_early's two steps. At the load (round r of rounds, the vector at i): the warp's edge,
+// key_before::shuffled's two steps. At the load (round r of rounds, the vector at i): the warp's edge,
 // a key no lane holds, read by the one lane that wants it: the key before round 0's lane 0, or
 // after the last round's lane 31 (After); every other lane keeps `own`, never compared.
 template <int V, bool After, class K>
@@ -242,11 +238,11 @@ struct run_head_bits {
 #pragma unroll
     for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
   }
-  template <int V, key_before From = key_before::read, class K, class Eq, bool Whole>
+  template <int V, class K, class Eq, bool Whole>
   __device__ void find(const K* keys, std::size_t i, std::size_t n, const K (&k)[V], Eq eq,
                        std::bool_constant<Whole> whole) {
     bool head[V];
-    run_heads<V, From>(keys, i, n, k, eq, head, whole);
+    run_heads<V>(keys, i, n, k, eq, head, whole);
     set(i, n, head, whole);
   }
   template <int V, class K, class Eq, bool Whole>
@@ -292,13 +288,13 @@ struct segmented {
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
           int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks,
-          key_before From = key_before::read>
+          key_before From = scan_by_key_shape<K, T>::from>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = scan_vector<K, T>;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr bool counts_flags = false;
-  static constexpr bool settles = From == key_before::shuffled_early;
+  static constexpr bool settles = From == key_before::shuffled;
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
   // reduce_by_key_program's are, not held beside them. A two-step load holds its keys until settle.
@@ -329,9 +325,9 @@ struct scan_by_key_program {
     K k[vector];
     load_elements<vector>(keys, i, n, keys_aligned, k, whole);
     load_elements<vector>(x, i, n, x_aligned, it.value, whole);
-    it.template find<vector, From>(keys, i, n, k, eq, whole);
+    it.template find<vector>(keys, i, n, k, eq, whole);
   }
-  // shuffled_early's two steps: round r's loads, then its heads once every round is loaded.
+  // key_before::shuffled's two steps: round r's loads, then its heads once every round is loaded.
   template <class Whole>
   __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
     it.loaded.load(keys, i, n, keys_aligned, r, rounds, whole);
@@ -378,17 +374,17 @@ struct stencil_flags {
 };
 
 // ... or the first element of each run of equal ones (unique: the elements themselves are the keys);
-// shuffled_early in two steps (settles): heads(before, ...) given the key before each vector.
+// key_before::shuffled, in two steps (settles): heads(before, ...) given the key before each vector.
 template <class K, class Eq, key_before From = key_before::read>
 struct head_flags {
   using element = K;
-  static constexpr bool settles = From == key_before::shuffled_early;
+  static constexpr bool settles = From == key_before::shuffled;
   const K* keys;
   Eq eq;
   __device__ void prefetch(std::size_t, std::size_t, std::size_t) const {}  // the keys are the elements
   template <int V, class Whole>
   __device__ void operator()(std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole whole) const {
-    run_heads<V, From>(keys, i, n, k, eq, keep, whole);
+    run_heads<V>(keys, i, n, k, eq, keep, whole);
   }
   template <int V, class Whole>
   __device__ void heads(K before, std::size_t i, std::size_t n, const K (&k)[V], bool (&keep)[V], Whole) const {
@@ -465,7 +461,7 @@ struct select_program {
     }
     mark(i, it, s, keep, whole);
   }
-  // Flags that settle (unique's heads by shuffled_early): round r's loads, then its flags once
+  // Flags that settle (unique's heads by key_before::shuffled): round r's loads, then its flags once
   // every round is loaded.
   template <class Whole>
   __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
@@ -569,7 +565,10 @@ struct ones {
 // bytes or less with values of 4 bytes or less or none, and for run-length encoding of 8-byte
 // keys, which then holds 128 x 16 (128 x 12 held 128 registers with its keys: rows
 // run_length_encode/int32 and /int64 and reduce_by_key/float and /int32, raw against
-// raw_<shape> and raw_reread_<shape>, "The twelfth run" and "The thirteenth run").
+// raw_<shape> and raw_reread_<shape>, "The twelfth run" and "The thirteenth run"). Keys with
+// values read again take the key before from the lane below (`from`; 1.4% faster for floats, rows
+// reduce_by_key/float, raw against raw_reread_256x4, "The eighteenth run"); run-length encoding
+// reads it (two steps lost there).
 template <class K, class T, class Values>
 struct reduce_by_key_shape {
   static constexpr bool counting = std::is_same_v<Values, ones<T>>;
@@ -577,6 +576,7 @@ struct reduce_by_key_shape {
   static constexpr bool reread = wide_runs || (sizeof(K) <= 4 && (counting || sizeof(T) <= 4));
   static constexpr int threads = wide_runs ? 128 : scan_threads;
   static constexpr int rounds = wide_runs ? 16 : counting ? 6 : keyed_rounds_of<K, T>;
+  static constexpr key_before from = reread && !counting ? key_before::shuffled : key_before::read;
 };
 
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
@@ -591,7 +591,8 @@ struct reduce_by_key_shape {
 // writes over keys another has yet to read again.
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
-          bool Reread = reduce_by_key_shape<K, T, Values>::reread, key_before From = key_before::read>
+          bool Reread = reduce_by_key_shape<K, T, Values>::reread,
+          key_before From = reduce_by_key_shape<K, T, Values>::from>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -602,7 +603,7 @@ struct reduce_by_key_program {
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
-  static constexpr bool settles = From == key_before::shuffled_early;
+  static constexpr bool settles = From == key_before::shuffled;
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
   // they took limited the blocks per SM. A two-step load holds its keys until settle.
@@ -643,16 +644,16 @@ struct reduce_by_key_program {
     if constexpr (Reread) {
       K k[vector];
       load_elements<vector>(keys, i, n, keys_aligned, k, whole);
-      it.template find<vector, From>(keys, i, n, k, eq, whole);
+      it.template find<vector>(keys, i, n, k, eq, whole);
       const bool ends = i + vector >= n || !eq(k[vector - 1], keys[i + vector]);
       it.heads |= unsigned{ends} << vector;
     } else {
       load_elements<vector>(keys, i, n, keys_aligned, it.key, whole);
-      it.template find<vector, From>(keys, i, n, it.key, eq, whole);
+      it.template find<vector>(keys, i, n, it.key, eq, whole);
     }
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
   }
-  // shuffled_early's two steps: round r's loads; then, every round loaded, its heads and, read
+  // key_before::shuffled's two steps: round r's loads; then, every round loaded, its heads and, read
   // again, whether its vector's last element ends its run (the key after from the lane above).
   template <class Whole>
   __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
