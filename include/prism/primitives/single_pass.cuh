@@ -76,8 +76,8 @@ struct shared_array {
 // A program that shuffles between lanes what it loaded (settles: the key before a run's head from
 // the lane below) loads in two steps: load(i, items[r], r, whole) only reads, for every round r,
 // then settle(i, earlier, items[r], later, r[, s[r]], whole), given the rounds before and after
-// (round r's own at the ends), makes round r's scan values,
-// so that no round's loads wait behind the round before's shuffles.
+// (round r's own at the ends), makes round r's scan values, so that no round's loads wait behind
+// the round before's shuffles.
 template <class Program>
 concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
   { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
