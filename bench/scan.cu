@@ -365,7 +365,8 @@ void register_counted_and_in_place(bool gpu) {
 // before a run's head (and, read again, the one after its end) from the neighbour lane, the load
 // in two steps: every round's vectors and lane 0's or 31's own reads, then the shuffles
 // (key_before::shuffled, <prism/scan_programs.cuh>).
-template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, class T>
+template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, int Vector,
+          class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
   constexpr key_before lane_or_read = Lane ? key_before::shuffled : key_before::read;
@@ -383,15 +384,17 @@ void call_in_shape(arrays<T>& a) {
       return Program{x, out, n, {}, false, T{}, aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::inclusive_scan_by_key) {
-    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks, lane_or_read>;
+    using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks, lane_or_read,
+                                        Vector != 0 ? Vector : scan_vector<std::int32_t, T>>;
     run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
       return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
     });
   } else if constexpr (op == operation::run_length_encode) {  // integers by their bits, as the library has them
     using U = std::make_unsigned_t<T>;
+    using Shape = reduce_by_key_shape<U, std::uint64_t, ones<std::uint64_t>>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
                                           functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks, Reread,
-                                          lane_or_read>;
+                                          lane_or_read, Vector != 0 ? Vector : Shape::vector>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
@@ -400,7 +403,8 @@ void call_in_shape(arrays<T>& a) {
     using U = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
     using Flags =
         head_flags<U, functors::equal_to<U>, Lane ? key_before::shuffled : unique_key_before<U, Reread>>;
-    using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread>;
+    using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread,
+                                   Vector != 0 ? Vector : select_vector<U, nothing, Flags>>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {
       return Program{values, static_cast<const nothing*>(nullptr), reinterpret_cast<U*>(out),
@@ -419,7 +423,8 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::unique_by_key) {
     using Flags = head_flags<std::int32_t, same_key, lane_or_read>;
-    using Program = select_program<std::int32_t, T, Flags, Rounds, Threads, MinBlocks, Reread>;
+    using Program = select_program<std::int32_t, T, Flags, Rounds, Threads, MinBlocks, Reread,
+                                   Vector != 0 ? Vector : select_vector<std::int32_t, T, Flags>>;
     constexpr int V = Program::vector;
     run_single_pass<Program>("unique_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, Flags{keys, {}}, n, vector_aligned<V>(keys), vector_aligned<V>(x),
@@ -429,7 +434,7 @@ void call_in_shape(arrays<T>& a) {
     static_assert(op == operation::reduce_by_key);
     using Program =
         reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks, Reread,
-                              lane_or_read>;
+                              lane_or_read, Vector != 0 ? Vector : reduce_by_key_shape<std::int32_t, T, const T*>::vector>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
@@ -437,22 +442,23 @@ void call_in_shape(arrays<T>& a) {
 }
 
 template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0,
-          bool Reread = false, bool Lane = false>
+          bool Reread = false, bool Lane = false, int Vector = 0>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
     const std::string shape = std::string(Staged ? "raw_staged_" : Reread ? "raw_reread_" : "raw_") +
-                              std::to_string(Threads) + "x" +
-                              std::to_string(Rounds) + (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "") +
+                              std::to_string(Threads) + "x" + std::to_string(Rounds) +
+                              (Vector > 0 ? "x" + std::to_string(Vector) : "") +
+                              (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "") +
                               (Lane ? "_lane" : "");
     const std::string row = row_name(name_of(op), type, shape, n);
     short_rows(benchmark::RegisterBenchmark(
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane, Vector>(a); };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -570,6 +576,26 @@ void register_shapes(bool gpu) {
   // as built (96 registers: three blocks) and with four blocks asked.
   register_shape<operation::inclusive_scan_by_key, 192, 8>();
   register_shape<operation::inclusive_scan_by_key, 192, 8, std::int64_t, false, 4>();
+  // The 8-byte programs blocked: each thread a run of consecutive elements (raw_<threads>x<rounds>x<V>,
+  // V elements a vector, loaded 16 bytes at a time) scanned in sequence, as CUB's agents hold
+  // theirs, instead of two elements a vector: a vector's fixed work (its heads' key before, its
+  // slot in the warp's scan, its prefix) once every V elements.
+  register_shape<operation::inclusive_scan_by_key, 128, 1, std::int64_t, false, 0, false, false, 16>();
+  register_shape<operation::inclusive_scan_by_key, 128, 1, std::int64_t, false, 0, false, false, 24>();
+  register_shape<operation::inclusive_scan_by_key, 128, 2, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::inclusive_scan_by_key, 128, 3, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::inclusive_scan_by_key, 256, 1, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::unique, 256, 1, std::int64_t, false, 0, false, false, 16>();
+  register_shape<operation::unique, 256, 2, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::unique, 128, 1, std::int64_t, false, 0, false, false, 16>();
+  register_shape<operation::unique, 256, 1, std::int64_t, false, 0, true, false, 16>();
+  register_shape<operation::unique_by_key, 128, 1, std::int64_t, false, 0, false, false, 16>();
+  register_shape<operation::unique_by_key, 128, 2, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::unique_by_key, 256, 1, std::int64_t, false, 0, false, false, 8>();
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 16>();
+  register_shape<operation::run_length_encode, 128, 2, std::int64_t, false, 0, true, false, 16>();
+  register_shape<operation::run_length_encode, 256, 1, std::int64_t, false, 0, true, false, 16>();
+  register_shape<operation::run_length_encode, 128, 2, std::int64_t, false, 0, true, false, 8>();
 }
 
 template <class T>

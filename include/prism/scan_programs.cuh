@@ -234,6 +234,7 @@ struct run_head_bits {
   __device__ bool head(int k) const { return heads >> k & 1u; }
   template <int V, bool Whole>
   __device__ void set(std::size_t i, std::size_t n, const bool (&head)[V], std::bool_constant<Whole>) {
+    static_assert(V < 32, "a vector's heads, and a bit after them, fit one word");
     heads = 0;
 #pragma unroll
     for (int j = 0; j < V; ++j) heads |= unsigned{head[j] && (Whole || i + j < n)} << j;
@@ -288,10 +289,10 @@ struct segmented {
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
           int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks,
-          key_before From = scan_by_key_shape<K, T>::from>
+          key_before From = scan_by_key_shape<K, T>::from, int Vector = scan_vector<K, T>>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
-  static constexpr int vector = scan_vector<K, T>;
+  static constexpr int vector = Vector;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr bool counts_flags = false;
   static constexpr bool settles = From == key_before::shuffled;
@@ -401,13 +402,15 @@ struct head_flags {
 // elements are kept, and reads an element again (from L1 or L2) where it is staged, instead of
 // holding rounds x vector of them from the load (unique_rereads says where; it needs the output
 // apart from the input).
+template <class P, class Q, class Flags>
+inline constexpr int select_vector =
+    std::is_same_v<Q, nothing> ? scan_vector<P, typename Flags::element> : scan_vector<P, Q, typename Flags::element>;
 template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0,
-          bool Reread = false>
+          bool Reread = false, int Vector = select_vector<P, Q, Flags>>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;
   using scan_type = kept_count;
-  static constexpr int vector =
-      pairs ? scan_vector<P, Q, typename Flags::element> : scan_vector<P, typename Flags::element>;
+  static constexpr int vector = Vector;
   static constexpr int rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t staged_bytes(int t) {
     return std::size_t(t) * rounds * vector * (sizeof(P) + (pairs ? sizeof(Q) : 0));
@@ -425,6 +428,7 @@ struct select_program {
     std::conditional_t<settles, P, nothing> edge;  // the key before the warp's first, until settle
     unsigned keep;  // bit k: element k is kept (one register, not one per element)
   };
+  static_assert(vector <= 32, "a vector's kept bits fit one word");
   struct shared_storage {
     shared_array<P, items_per_tile> p;
     shared_array<Q, pairs ? items_per_tile : 1> q;
@@ -577,6 +581,10 @@ struct reduce_by_key_shape {
   static constexpr int threads = wide_runs ? 128 : scan_threads;
   static constexpr int rounds = wide_runs ? 16 : counting ? 6 : keyed_rounds_of<K, T>;
   static constexpr key_before from = reread && !counting ? key_before::shuffled : key_before::read;
+  // Run-length encoding loads no counts: its vectors are the keys' own, of at most 4 elements (16
+  // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding with 2 keys a vector;
+  // docs/benchmarks/scan.md, "The eighth run").
+  static constexpr int vector = counting ? scan_vector<K, std::uint32_t> : scan_vector<K, T>;
 };
 
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
@@ -592,14 +600,11 @@ struct reduce_by_key_shape {
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
           bool Reread = reduce_by_key_shape<K, T, Values>::reread,
-          key_before From = reduce_by_key_shape<K, T, Values>::from>
+          key_before From = reduce_by_key_shape<K, T, Values>::from, int Vector = reduce_by_key_shape<K, T, Values>::vector>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
-  // Run-length encoding loads no counts: its vectors are the keys' own, of at most 4 elements (16
-  // bytes of 4-byte keys), not of the 8-byte counts (ncu of the int32 encoding with 2 keys a vector;
-  // docs/benchmarks/scan.md, "The eighth run").
-  static constexpr int vector = counting ? scan_vector<K, std::uint32_t> : scan_vector<K, T>;
+  static constexpr int vector = Vector;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;

@@ -73,17 +73,25 @@ std::size_t vector_aligned_head(std::size_t n, const T*... p) {
   return head;
 }
 
+// A run of V elements wider than 16 bytes (a thread's consecutive elements in a blocked
+// arrangement) moves as several 16-byte accesses, where 16 bytes hold whole elements.
 template <class T, int V>
 constexpr bool vectorizable = std::is_trivially_copyable_v<T> &&
                               (sizeof(T) * V == 1 || sizeof(T) * V == 2 || sizeof(T) * V == 4 ||
-                               sizeof(T) * V == 8 || sizeof(T) * V == 16);
+                               sizeof(T) * V == 8 || sizeof(T) * V % 16 == 0) &&
+                              (sizeof(T) * V <= 16 || 16 % sizeof(T) == 0);
+// The bytes of one access of a V-element vector, and its elements.
+template <class T, int V>
+constexpr std::size_t access_bytes = sizeof(T) * V < 16 ? sizeof(T) * V : 16;
+template <class T, int V>
+constexpr int access_width = static_cast<int>(access_bytes<T, V> / sizeof(T));
 
 // Whether p can be accessed with V-element vectors from element 0 on (every vector of a tile then
 // is aligned: tiles and vectors start at multiples of V).
 template <int V, class T>
 bool vector_aligned(const T* p) {
   if constexpr (vectorizable<T, V>) {
-    return aligned(p, sizeof(T) * V);
+    return aligned(p, access_bytes<T, V>);
   } else {
     return false;
   }
@@ -98,9 +106,13 @@ __device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool ali
                               std::bool_constant<Whole> = {}) {
   if constexpr (vectorizable<T, V>) {
     if (aligned && (Whole || i + V <= n)) {
-      const vector_of<T, V> v = load_vector<V>(p + i);
+      constexpr int W = access_width<T, V>;
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[k] = v.element[k];
+      for (int c = 0; c < V; c += W) {
+        const vector_of<T, W> v = load_vector<W>(p + i + c);
+#pragma unroll
+        for (int k = 0; k < W; ++k) out[c + k] = v.element[k];
+      }
       return;
     }
   }
@@ -112,10 +124,14 @@ template <int V, class T>
 __device__ void store_elements(T* p, std::size_t i, std::size_t n, bool aligned, const T (&in)[V]) {
   if constexpr (vectorizable<T, V>) {
     if (aligned && i + V <= n) {
-      vector_of<T, V> v;
+      constexpr int W = access_width<T, V>;
 #pragma unroll
-      for (int k = 0; k < V; ++k) v.element[k] = in[k];
-      store_vector<V>(p + i, v);
+      for (int c = 0; c < V; c += W) {
+        vector_of<T, W> v;
+#pragma unroll
+        for (int k = 0; k < W; ++k) v.element[k] = in[c + k];
+        store_vector<W>(p + i + c, v);
+      }
       return;
     }
   }
