@@ -24,6 +24,9 @@
 //                                                library's were before they were read again), no
 //                                                blocks an SM asked, or k (unique_by_key/int64/,
 //                                                inclusive_scan_by_key/int64/)
+//   inclusive_scan_by_key, unique, unique_by_key, run_length_encode /int64/
+//     raw[_reread]_<threads>x<rounds>x<V>/n      blocked: V consecutive elements a thread and round
+//                                                (16 bytes a load), scanned in sequence
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 //   unique/ (int64, float, int32; with _min<k>: int64)
