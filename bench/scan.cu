@@ -27,6 +27,8 @@
 //   inclusive_scan_by_key, unique, unique_by_key, run_length_encode /int64/
 //     raw[_reread]_<threads>x<rounds>x<V>/n      blocked: V consecutive elements a thread and round
 //                                                (16 bytes a load), scanned in sequence
+//     raw_transposed_<threads>x1x<V>/n           the same, each warp's span read coalesced and handed
+//                                                to its lanes through shared memory
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 //   unique/ (int64, float, int32; with _min<k>: int64)
@@ -369,7 +371,7 @@ void register_counted_and_in_place(bool gpu) {
 // in two steps: every round's vectors and lane 0's or 31's own reads, then the shuffles
 // (key_before::shuffled, <prism/scan_programs.cuh>).
 template <operation op, int Threads, int Rounds, bool Staged, int MinBlocks, bool Reread, bool Lane, int Vector,
-          class T>
+          bool Transposed, class T>
 void call_in_shape(arrays<T>& a) {
   using namespace prism::detail;
   constexpr key_before lane_or_read = Lane ? key_before::shuffled : key_before::read;
@@ -388,7 +390,7 @@ void call_in_shape(arrays<T>& a) {
     });
   } else if constexpr (op == operation::inclusive_scan_by_key) {
     using Program = scan_by_key_program<std::int32_t, T, plus, same_key, Threads, Rounds, MinBlocks, lane_or_read,
-                                        Vector != 0 ? Vector : scan_vector<std::int32_t, T>>;
+                                        Vector != 0 ? Vector : scan_vector<std::int32_t, T>, Transposed>;
     run_single_pass<Program>("inclusive_scan_by_key", policy, n, [&](void*) {
       return Program{keys, x, out, n, {}, {}, false, T{}, aligned(keys), aligned(x), aligned(out)};
     });
@@ -397,7 +399,7 @@ void call_in_shape(arrays<T>& a) {
     using Shape = reduce_by_key_shape<U, std::uint64_t, ones<std::uint64_t>>;
     using Program = reduce_by_key_program<U, std::uint64_t, ones<std::uint64_t>, functors::plus<std::uint64_t>,
                                           functors::equal_to<U>, Threads, Rounds, Staged, MinBlocks, Reread,
-                                          lane_or_read, Vector != 0 ? Vector : Shape::vector>;
+                                          lane_or_read, Vector != 0 ? Vector : Shape::vector, Transposed>;
     const auto* bits = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("run_length_encode", policy, n, [&](void*) {
       return Program{bits, {}, reinterpret_cast<U*>(out), a.counts.data(), n, {}, {}, aligned(x), false, a.count.data()};
@@ -407,7 +409,7 @@ void call_in_shape(arrays<T>& a) {
     using Flags =
         head_flags<U, functors::equal_to<U>, Lane ? key_before::shuffled : unique_key_before<U, Reread>>;
     using Program = select_program<U, nothing, Flags, Rounds, Threads, MinBlocks, Reread,
-                                   Vector != 0 ? Vector : select_vector<U, nothing, Flags>>;
+                                   Vector != 0 ? Vector : select_vector<U, nothing, Flags>, Transposed>;
     const auto* values = reinterpret_cast<const U*>(x);
     run_single_pass<Program>("unique", policy, n, [&](void*) {
       return Program{values, static_cast<const nothing*>(nullptr), reinterpret_cast<U*>(out),
@@ -427,7 +429,7 @@ void call_in_shape(arrays<T>& a) {
   } else if constexpr (op == operation::unique_by_key) {
     using Flags = head_flags<std::int32_t, same_key, lane_or_read>;
     using Program = select_program<std::int32_t, T, Flags, Rounds, Threads, MinBlocks, Reread,
-                                   Vector != 0 ? Vector : select_vector<std::int32_t, T, Flags>>;
+                                   Vector != 0 ? Vector : select_vector<std::int32_t, T, Flags>, Transposed>;
     constexpr int V = Program::vector;
     run_single_pass<Program>("unique_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, Flags{keys, {}}, n, vector_aligned<V>(keys), vector_aligned<V>(x),
@@ -445,13 +447,16 @@ void call_in_shape(arrays<T>& a) {
 }
 
 template <operation op, int Threads, int Rounds, class T = std::int64_t, bool Staged = false, int MinBlocks = 0,
-          bool Reread = false, bool Lane = false, int Vector = 0>
+          bool Reread = false, bool Lane = false, int Vector = 0, bool Transposed = false>
 void register_shape() {
   const std::string type = type_name<T>();
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
-    const std::string shape = std::string(Staged ? "raw_staged_" : Reread ? "raw_reread_" : "raw_") +
+    const std::string shape = std::string(Staged       ? "raw_staged_"
+                                          : Transposed ? "raw_transposed_"
+                                          : Reread     ? "raw_reread_"
+                                                       : "raw_") +
                               std::to_string(Threads) + "x" + std::to_string(Rounds) +
                               (Vector > 0 ? "x" + std::to_string(Vector) : "") +
                               (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "") +
@@ -461,7 +466,8 @@ void register_shape() {
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane, Vector>(a); };
+                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane, Vector, Transposed>(a);
+                     };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);
                      verify(state, row, [&] { return a.check(op, true, call); });
@@ -599,6 +605,24 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 128, 2, std::int64_t, false, 0, true, false, 16>();
   register_shape<operation::run_length_encode, 256, 1, std::int64_t, false, 0, true, false, 16>();
   register_shape<operation::run_length_encode, 128, 2, std::int64_t, false, 0, true, false, 8>();
+  // The same through shared memory (raw_transposed_<threads>x1x<V>): each warp's span read by
+  // consecutive lanes on consecutive 16-byte vectors and handed to the lanes blocked (the scan by
+  // key's outputs written back the same way), V odd, in CUB's shapes for these types and beside them.
+  register_shape<operation::inclusive_scan_by_key, 224, 1, std::int64_t, false, 0, false, false, 13, true>();
+  register_shape<operation::inclusive_scan_by_key, 224, 1, std::int64_t, false, 0, false, false, 15, true>();
+  register_shape<operation::inclusive_scan_by_key, 128, 1, std::int64_t, false, 0, false, false, 15, true>();
+  register_shape<operation::inclusive_scan_by_key, 256, 1, std::int64_t, false, 0, false, false, 11, true>();
+  register_shape<operation::unique, 384, 1, std::int64_t, false, 0, false, false, 11, true>();
+  register_shape<operation::unique, 256, 1, std::int64_t, false, 0, false, false, 11, true>();
+  register_shape<operation::unique, 256, 1, std::int64_t, false, 0, false, false, 15, true>();
+  register_shape<operation::unique, 128, 1, std::int64_t, false, 0, false, false, 15, true>();
+  register_shape<operation::unique_by_key, 256, 1, std::int64_t, false, 0, false, false, 11, true>();
+  register_shape<operation::unique_by_key, 256, 1, std::int64_t, false, 0, false, false, 13, true>();
+  register_shape<operation::unique_by_key, 128, 1, std::int64_t, false, 0, false, false, 15, true>();
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 19, true>();
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 15, true>();
+  register_shape<operation::run_length_encode, 256, 1, std::int64_t, false, 0, true, false, 11, true>();
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 23, true>();
 }
 
 template <class T>

@@ -212,6 +212,27 @@ __device__ void heads_after(K before, std::size_t i, bool inside, const K (&k)[V
   for (int j = 1; j < V; ++j) head[j] = !eq(k[j - 1], k[j]);
 }
 
+// Transposed loads (stage_transposed, <prism/primitives/vector_access.cuh>): the key before a lane's
+// first element is the lane below's last, still in the warp's staging, and the key after its last
+// the lane above's first; only lane 0 (lane 31) reads one, where the warp's span begins (ends).
+template <int V, class K>
+__device__ K staged_key_before(const K* staging, const K* keys, std::size_t i, std::size_t n, K own) {
+  const unsigned lane = threadIdx.x % 32;
+  if (lane > 0) return staging[lane * V - 1];
+  return i > 0 && i < n ? keys[i - 1] : own;
+}
+template <int V, class K>
+__device__ K staged_key_after(const K* staging, const K* keys, std::size_t i, std::size_t n, K own) {
+  const unsigned lane = threadIdx.x % 32;
+  if (lane < 31) return staging[lane * V + V];
+  return i + V < n ? keys[i + V] : own;
+}
+// A warp's share of a tile's staging: 32 V elements from its first.
+template <int V, class T>
+__device__ T* warp_staging(T* tile_staging) {
+  return tile_staging + threadIdx.x / 32 * (32 * V);
+}
+
 // What a two-step by-key program holds of a vector from its load to its settle: the keys, and
 // where its lane reads one, the warp's edges.
 template <class K, int V, bool After = false>
@@ -289,13 +310,14 @@ struct segmented {
 
 template <class K, class T, class Op, class Eq, int Threads = scan_by_key_shape<K, T>::threads,
           int Rounds = scan_by_key_shape<K, T>::rounds, int MinBlocks = scan_by_key_shape<K, T>::min_blocks,
-          key_before From = scan_by_key_shape<K, T>::from, int Vector = scan_vector<K, T>>
+          key_before From = scan_by_key_shape<K, T>::from, int Vector = scan_vector<K, T>, bool Transposed = false>
 struct scan_by_key_program {
   using scan_type = flagged<T>;
   static constexpr int vector = Vector;
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr bool counts_flags = false;
-  static constexpr bool settles = From == key_before::shuffled;
+  static constexpr bool settles = From == key_before::shuffled && !Transposed;
+  static constexpr bool transposes = Transposed;
   // What a thread keeps of its elements: their values and run heads. Their scan values, (value,
   // head) pairs of 8 to 16 bytes, are rebuilt from these where they are needed (scan_value), as
   // reduce_by_key_program's are, not held beside them. A two-step load holds its keys until settle.
@@ -303,7 +325,13 @@ struct scan_by_key_program {
     T value[vector];
     std::conditional_t<settles, loaded_keys<K, vector>, nothing> loaded;
   };
-  using shared_storage = nothing;
+  // Transposed: each warp's keys and values staged between the loads and the lanes (the values'
+  // again at the writes), one round at a time.
+  struct staging {
+    shared_array<K, threads * vector> keys;
+    shared_array<T, threads * vector> values;
+  };
+  using shared_storage = std::conditional_t<Transposed, staging, nothing>;
   const K* keys;
   const T* x;
   T* out;
@@ -328,6 +356,21 @@ struct scan_by_key_program {
     load_elements<vector>(x, i, n, x_aligned, it.value, whole);
     it.template find<vector>(keys, i, n, k, eq, whole);
   }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, Whole whole, shared_storage& shared) const {
+    const std::size_t first = i - threadIdx.x % 32 * vector;
+    K* const ks = warp_staging<vector>(shared.keys.data());
+    T* const vs = warp_staging<vector>(shared.values.data());
+    stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
+    stage_transposed<vector>(x, first, n, x_aligned, vs, whole);
+    __syncwarp();
+    K k[vector];
+    take_transposed(ks, k);
+    take_transposed(vs, it.value);
+    const K before = staged_key_before<vector>(ks, keys, i, n, k[0]);
+    __syncwarp();
+    it.find_after(before, i, n, k, eq, whole);
+  }
   // key_before::shuffled's two steps: round r's loads, then its heads once every round is loaded.
   template <class Whole>
   __device__ void load(std::size_t i, items& it, int r, Whole whole) const {
@@ -340,7 +383,7 @@ struct scan_by_key_program {
     it.find_after(key_below(earlier.loaded.k, l.k, l.before, r == 0), i, n, l.k, eq, whole);
   }
   __device__ void emit(std::size_t i, const items& it, maybe<scan_type> running, const tile_info<scan_type>&,
-                       shared_storage&) const {
+                       [[maybe_unused]] shared_storage& shared) const {
     T o[vector];
 #pragma unroll
     for (int k = 0; k < vector; ++k) {
@@ -348,7 +391,15 @@ struct scan_by_key_program {
       running = {combine(running, scan_value(it, k), combiner()), true};
       if (!exclusive) o[k] = running.value.value;
     }
-    store_elements<vector>(out, i, n, out_aligned, o);
+    if constexpr (Transposed) {
+      T* const vs = warp_staging<vector>(shared.values.data());
+      give_transposed(vs, o);
+      __syncwarp();
+      store_transposed<vector>(out, i - threadIdx.x % 32 * vector, n, out_aligned, vs);
+      __syncwarp();
+    } else {
+      store_elements<vector>(out, i, n, out_aligned, o);
+    }
   }
   __device__ void finish(const tile_info<scan_type>&, shared_storage&) const {}
 };
@@ -406,7 +457,7 @@ template <class P, class Q, class Flags>
 inline constexpr int select_vector =
     std::is_same_v<Q, nothing> ? scan_vector<P, typename Flags::element> : scan_vector<P, Q, typename Flags::element>;
 template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0,
-          bool Reread = false, int Vector = select_vector<P, Q, Flags>>
+          bool Reread = false, int Vector = select_vector<P, Q, Flags>, bool Transposed = false>
 struct select_program {
   static constexpr bool pairs = !std::is_same_v<Q, nothing>;
   using scan_type = kept_count;
@@ -422,6 +473,10 @@ struct select_program {
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = true;  // the scan values are 0 or 1: counted in packed fields
   static constexpr bool settles = Flags::settles;  // heads from the lane below, in two steps
+  // Transposed: the elements pass through the tile's staging on their way in too (each warp its
+  // share, before the block's first barrier; the kept ones are staged after it); the heads' flags.
+  static constexpr bool transposes = Transposed;
+  static_assert(!Transposed || (!Reread && !settles), "a transposed selection holds its elements");
   struct items {
     std::conditional_t<Reread && !settles, nothing, P[vector]> p;  // read again: held until settle
     std::conditional_t<Reread, nothing, Q[pairs ? vector : 1]> q;
@@ -463,6 +518,21 @@ struct select_program {
       if constexpr (pairs) load_elements<vector>(q, i, n, q_aligned, it.q, whole);
       flags(i, n, it.p, keep, whole);
     }
+    mark(i, it, s, keep, whole);
+  }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, kept_count (&s)[vector], Whole whole, shared_storage& shared) const {
+    const std::size_t first = i - threadIdx.x % 32 * vector;
+    P* const ps = warp_staging<vector>(shared.p.data());
+    stage_transposed<vector>(p, first, n, p_aligned, ps, whole);
+    if constexpr (pairs) stage_transposed<vector>(q, first, n, q_aligned, warp_staging<vector>(shared.q.data()), whole);
+    __syncwarp();
+    take_transposed(ps, it.p);
+    if constexpr (pairs) take_transposed(warp_staging<vector>(shared.q.data()), it.q);
+    const P before = staged_key_before<vector>(ps, p, i, n, it.p[0]);
+    __syncwarp();
+    bool keep[vector];
+    flags.heads(before, i, n, it.p, keep, whole);
     mark(i, it, s, keep, whole);
   }
   // Flags that settle (unique's heads by key_before::shuffled): round r's loads, then its flags once
@@ -600,7 +670,8 @@ struct reduce_by_key_shape {
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
           bool Reread = reduce_by_key_shape<K, T, Values>::reread,
-          key_before From = reduce_by_key_shape<K, T, Values>::from, int Vector = reduce_by_key_shape<K, T, Values>::vector>
+          key_before From = reduce_by_key_shape<K, T, Values>::from, int Vector = reduce_by_key_shape<K, T, Values>::vector,
+          bool Transposed = false>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -608,7 +679,9 @@ struct reduce_by_key_program {
   static constexpr int threads = Threads, rounds = Rounds, min_blocks = MinBlocks;
   static constexpr std::size_t items_per_tile = std::size_t{threads} * rounds * vector;
   static constexpr bool counts_flags = false;
-  static constexpr bool settles = From == key_before::shuffled;
+  static constexpr bool settles = From == key_before::shuffled && !Transposed;
+  static constexpr bool transposes = Transposed;
+  static_assert(!(Transposed && Staged), "one use of the tile's shared memory");
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
   // they took limited the blocks per SM. A two-step load holds its keys until settle.
@@ -625,7 +698,12 @@ struct reduce_by_key_program {
     shared_array<T, items_per_tile + 1> sums;
     bool head_first, tail_last;
   };
-  using shared_storage = std::conditional_t<Staged, staged, nothing>;
+  // Transposed: each warp's keys (and values) staged between the loads and the lanes.
+  struct staging {
+    shared_array<K, threads * vector> keys;
+    shared_array<T, counting ? 1 : threads * vector> values;
+  };
+  using shared_storage = std::conditional_t<Staged, staged, std::conditional_t<Transposed, staging, nothing>>;
   const K* keys;
   Values values;  // const T*, or ones<T>
   K* keys_out;
@@ -657,6 +735,28 @@ struct reduce_by_key_program {
       it.template find<vector>(keys, i, n, it.key, eq, whole);
     }
     if constexpr (!counting) load_elements<vector>(values, i, n, values_aligned, it.value, whole);
+  }
+  template <class Whole>
+  __device__ void load(std::size_t i, items& it, Whole whole, shared_storage& shared) const {
+    const std::size_t first = i - threadIdx.x % 32 * vector;
+    K* const ks = warp_staging<vector>(shared.keys.data());
+    stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
+    if constexpr (!counting) stage_transposed<vector>(values, first, n, values_aligned, warp_staging<vector>(shared.values.data()), whole);
+    __syncwarp();
+    K k[vector];
+    take_transposed(ks, k);
+    if constexpr (!counting) take_transposed(warp_staging<vector>(shared.values.data()), it.value);
+    const K before = staged_key_before<vector>(ks, keys, i, n, k[0]);
+    [[maybe_unused]] const K after = staged_key_after<vector>(ks, keys, i, n, k[vector - 1]);
+    __syncwarp();
+    it.find_after(before, i, n, k, eq, whole);
+    if constexpr (Reread) {
+      const bool ends = i + vector >= n || !eq(k[vector - 1], after);
+      it.heads |= unsigned{ends} << vector;
+    } else {
+#pragma unroll
+      for (int j = 0; j < vector; ++j) it.key[j] = k[j];
+    }
   }
   // key_before::shuffled's two steps: round r's loads; then, every round loaded, its heads and, read
   // again, whether its vector's last element ends its run (the key after from the lane above).

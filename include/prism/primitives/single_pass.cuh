@@ -94,6 +94,14 @@ template <class Program>
   requires requires { Program::settles; }
 constexpr bool settles<Program> = Program::settles;
 
+// A program that transposes (its arrays read in the blocked arrangement through shared memory,
+// stage_transposed in <prism/primitives/vector_access.cuh>) is given its shared storage at the load too.
+template <class Program>
+constexpr bool transposes = false;
+template <class Program>
+  requires requires { Program::transposes; }
+constexpr bool transposes<Program> = Program::transposes;
+
 template <class Program>
 constexpr int min_blocks_of = 0;
 template <class Program>
@@ -139,6 +147,10 @@ __global__ void __launch_bounds__(Program::threads, min_blocks_of<Program>)
       const std::size_t i = element(r);
       if constexpr (settles<Program>) {
         program.load(i, items[r], r, whole);
+      } else if constexpr (transposes<Program> && rebuilds) {
+        program.load(i, items[r], whole, program_shared);
+      } else if constexpr (transposes<Program>) {
+        program.load(i, items[r], s[r], whole, program_shared);
       } else if constexpr (rebuilds) {
         program.load(i, items[r], whole);
       } else {

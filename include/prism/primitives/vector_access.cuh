@@ -88,9 +88,11 @@ constexpr int access_width = static_cast<int>(access_bytes<T, V> / sizeof(T));
 
 // Whether p can be accessed with V-element vectors from element 0 on (every vector of a tile then
 // is aligned: tiles and vectors start at multiples of V).
+// (A warp's V elements a lane moved through shared memory, stage_transposed below, need only the
+// 16-byte accesses of the warp's whole span, whatever V is.)
 template <int V, class T>
 bool vector_aligned(const T* p) {
-  if constexpr (vectorizable<T, V>) {
+  if constexpr (vectorizable<T, V> || (sizeof(T) * V > 16 && 16 % sizeof(T) == 0)) {
     return aligned(p, access_bytes<T, V>);
   } else {
     return false;
@@ -118,6 +120,71 @@ __device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool ali
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) out[k] = p[i + k < n ? i + k : n - 1];
+}
+
+// A warp's 32 V consecutive elements from `first`, in the blocked arrangement (lane l's V elements
+// at first + l V), read the way the striped rounds are: consecutive lanes on consecutive 16-byte
+// vectors (where the array is aligned and the span whole; element by element otherwise), put in
+// the warp's `staging` (32 V elements of shared memory), and after a __syncwarp each lane takes its
+// own: CUB's warp-transposed load, in two halves so that a program's arrays are all requested
+// before any waits. Elements past n repeat element n - 1. An odd V keeps the lanes' reads of
+// 8-byte elements, and any of 4-byte ones, off each other's banks.
+template <int V, class T, bool Whole>
+__device__ void stage_transposed(const T* p, std::size_t first, std::size_t n, bool aligned, T* staging,
+                                 std::bool_constant<Whole>) {
+  constexpr int span = 32 * V;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if constexpr (16 % sizeof(T) == 0 && span * sizeof(T) % 16 == 0) {
+    constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = span / W;
+    if (aligned && (Whole || first + span <= n)) {
+#pragma unroll
+      for (int t = 0; t < (vectors + 31) / 32; ++t) {
+        const int c = t * 32 + lane;
+        if (vectors % 32 == 0 || c < vectors) store_vector<W>(staging + c * W, load_vector<W>(p + first + c * W));
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < V; ++t) {
+    const std::size_t j = first + t * 32 + lane;
+    staging[t * 32 + lane] = p[j < n ? j : n - 1];
+  }
+}
+template <int V, class T>
+__device__ void take_transposed(const T* staging, T (&out)[V]) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = staging[lane * V + k];
+}
+// The other way: each lane's V elements put in `staging`, then written by consecutive lanes on
+// consecutive 16-byte vectors (those below n). The caller's __syncwarp goes between the halves.
+template <int V, class T>
+__device__ void give_transposed(T* staging, const T (&in)[V]) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+#pragma unroll
+  for (int k = 0; k < V; ++k) staging[lane * V + k] = in[k];
+}
+template <int V, class T>
+__device__ void store_transposed(T* p, std::size_t first, std::size_t n, bool aligned, const T* staging) {
+  constexpr int span = 32 * V;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if constexpr (16 % sizeof(T) == 0 && span * sizeof(T) % 16 == 0) {
+    constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = span / W;
+    if (aligned && first + span <= n) {
+#pragma unroll
+      for (int t = 0; t < (vectors + 31) / 32; ++t) {
+        const int c = t * 32 + lane;
+        if (vectors % 32 == 0 || c < vectors) store_vector<W>(p + first + c * W, load_vector<W>(staging + c * W));
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < V; ++t) {
+    const std::size_t j = first + t * 32 + lane;
+    if (j < n) p[j] = staging[t * 32 + lane];
+  }
 }
 
 template <int V, class T>
