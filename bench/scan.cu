@@ -439,7 +439,8 @@ void call_in_shape(arrays<T>& a) {
     static_assert(op == operation::reduce_by_key);
     using Program =
         reduce_by_key_program<std::int32_t, T, const T*, plus, same_key, Threads, Rounds, Staged, MinBlocks, Reread,
-                              lane_or_read, Vector != 0 ? Vector : reduce_by_key_shape<std::int32_t, T, const T*>::vector>;
+                              lane_or_read,
+                              Vector != 0 ? Vector : reduce_by_key_shape<std::int32_t, T, const T*>::vector>;
     run_single_pass<Program>("reduce_by_key", policy, n, [&](void*) {
       return Program{keys, x, a.keys_out.data(), out, n, {}, {}, aligned(keys), aligned(x), a.count.data()};
     });
@@ -466,7 +467,8 @@ void register_shape() {
                    row.c_str(),
                    [=](benchmark::State& state) {
                      arrays<T>& a = row_arrays<arrays<T>>(key, static_cast<std::size_t>(n), op, gpu_available());
-                     const auto call = [&] { call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane, Vector, Transposed>(a);
+                     const auto call = [&] {
+                       call_in_shape<op, Threads, Rounds, Staged, MinBlocks, Reread, Lane, Vector, Transposed>(a);
                      };
                      time_on_gpu(state, nullptr, bytes, call);
                      relate_to_ceiling(state);

@@ -36,7 +36,13 @@ namespace prism::detail {
 // elements; 8-byte ones take more rounds (below).
 // The scan, by-key and reduce-by-key programs take their shape as template arguments, so that
 // other shapes can be timed beside these (bench/scan.cu's raw_<threads>x<rounds> rows, of the
-// 8-byte programs).
+// 8-byte programs): the by-key programs and the selections also their elements a vector (V
+// consecutive elements a thread, the blocked arrangement CUB's agents use, rows
+// raw_<threads>x<rounds>x<V>) and whether a warp's span reaches its lanes through shared memory
+// (Transposed, rows raw_transposed_<threads>x1x<V>). On an H100 only unique of 8-byte keys gained
+// (256 x 2 x 8, 0.943x CUB against 0.854x; not yet the library's, its tests not yet run on it);
+// every other program lost, most where a lane writes its own outputs: docs/benchmarks/scan.md,
+// "The nineteenth run".
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
@@ -670,8 +676,8 @@ struct reduce_by_key_shape {
 template <class K, class T, class Values, class Op, class Eq, int Threads = reduce_by_key_shape<K, T, Values>::threads,
           int Rounds = reduce_by_key_shape<K, T, Values>::rounds, bool Staged = false, int MinBlocks = 0,
           bool Reread = reduce_by_key_shape<K, T, Values>::reread,
-          key_before From = reduce_by_key_shape<K, T, Values>::from, int Vector = reduce_by_key_shape<K, T, Values>::vector,
-          bool Transposed = false>
+          key_before From = reduce_by_key_shape<K, T, Values>::from,
+          int Vector = reduce_by_key_shape<K, T, Values>::vector, bool Transposed = false>
 struct reduce_by_key_program {
   static constexpr bool counting = reduce_by_key_shape<K, T, Values>::counting;
   using scan_type = run_sum<T>;
@@ -741,17 +747,20 @@ struct reduce_by_key_program {
     const std::size_t first = i - threadIdx.x % 32 * vector;
     K* const ks = warp_staging<vector>(shared.keys.data());
     stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
-    if constexpr (!counting) stage_transposed<vector>(values, first, n, values_aligned, warp_staging<vector>(shared.values.data()), whole);
+    T* const vs = counting ? nullptr : warp_staging<vector>(shared.values.data());
+    if constexpr (!counting) stage_transposed<vector>(values, first, n, values_aligned, vs, whole);
     __syncwarp();
     K k[vector];
     take_transposed(ks, k);
-    if constexpr (!counting) take_transposed(warp_staging<vector>(shared.values.data()), it.value);
+    if constexpr (!counting) take_transposed(vs, it.value);
     const K before = staged_key_before<vector>(ks, keys, i, n, k[0]);
-    [[maybe_unused]] const K after = staged_key_after<vector>(ks, keys, i, n, k[vector - 1]);
+    [[maybe_unused]] bool ends = false;
+    if constexpr (Reread) {
+      ends = i + vector >= n || !eq(k[vector - 1], staged_key_after<vector>(ks, keys, i, n, k[vector - 1]));
+    }
     __syncwarp();
     it.find_after(before, i, n, k, eq, whole);
     if constexpr (Reread) {
-      const bool ends = i + vector >= n || !eq(k[vector - 1], after);
       it.heads |= unsigned{ends} << vector;
     } else {
 #pragma unroll

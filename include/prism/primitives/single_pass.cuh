@@ -77,7 +77,9 @@ struct shared_array {
 // the lane below) loads in two steps: load(i, items[r], r, whole) only reads, for every round r,
 // then settle(i, earlier, items[r], later, r[, s[r]], whole), given the rounds before and after
 // (round r's own at the ends), makes round r's scan values, so that no round's loads wait behind
-// the round before's shuffles.
+// the round before's shuffles. A program that `transposes` (its warp's span read by consecutive
+// lanes and handed to them through shared memory) is given its shared storage as load's last
+// argument.
 template <class Program>
 concept rebuilds_scan_values = requires(const Program& p, const typename Program::items& it) {
   { p.scan_value(it, 0) } -> std::same_as<typename Program::scan_type>;
@@ -94,8 +96,8 @@ template <class Program>
   requires requires { Program::settles; }
 constexpr bool settles<Program> = Program::settles;
 
-// A program that transposes (its arrays read in the blocked arrangement through shared memory,
-// stage_transposed in <prism/primitives/vector_access.cuh>) is given its shared storage at the load too.
+// Whether a program transposes (its arrays read in the blocked arrangement through shared memory:
+// stage_transposed, <prism/primitives/vector_access.cuh>).
 template <class Program>
 constexpr bool transposes = false;
 template <class Program>
