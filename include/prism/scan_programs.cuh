@@ -530,11 +530,12 @@ struct select_program {
   __device__ void load(std::size_t i, items& it, kept_count (&s)[vector], Whole whole, shared_storage& shared) const {
     const std::size_t first = i - threadIdx.x % 32 * vector;
     P* const ps = warp_staging<vector>(shared.p.data());
+    Q* const qs = pairs ? warp_staging<vector>(shared.q.data()) : nullptr;
     stage_transposed<vector>(p, first, n, p_aligned, ps, whole);
-    if constexpr (pairs) stage_transposed<vector>(q, first, n, q_aligned, warp_staging<vector>(shared.q.data()), whole);
+    if constexpr (pairs) stage_transposed<vector>(q, first, n, q_aligned, qs, whole);
     __syncwarp();
     take_transposed(ps, it.p);
-    if constexpr (pairs) take_transposed(warp_staging<vector>(shared.q.data()), it.q);
+    if constexpr (pairs) take_transposed(qs, it.q);
     const P before = staged_key_before<vector>(ps, p, i, n, it.p[0]);
     __syncwarp();
     bool keep[vector];

@@ -129,19 +129,26 @@ __device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool ali
 // own: CUB's warp-transposed load, in two halves so that a program's arrays are all requested
 // before any waits. Elements past n repeat element n - 1. An odd V keeps the lanes' reads of
 // 8-byte elements, and any of 4-byte ones, off each other's banks.
+template <int V, class T>
+constexpr bool span_vectorizable = 16 % sizeof(T) == 0 && 32 * V * sizeof(T) % 16 == 0;
+// A whole span moved between global and shared memory: lane l the 16-byte vectors l, l + 32, ...
+template <int V, class T>
+__device__ void copy_span(T* to, const T* from) {
+  constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = 32 * V / W;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+#pragma unroll
+  for (int t = 0; t < (vectors + 31) / 32; ++t) {
+    const int c = t * 32 + lane;
+    if (vectors % 32 == 0 || c < vectors) store_vector<W>(to + c * W, load_vector<W>(from + c * W));
+  }
+}
 template <int V, class T, bool Whole>
 __device__ void stage_transposed(const T* p, std::size_t first, std::size_t n, bool aligned, T* staging,
                                  std::bool_constant<Whole>) {
-  constexpr int span = 32 * V;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  if constexpr (16 % sizeof(T) == 0 && span * sizeof(T) % 16 == 0) {
-    constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = span / W;
-    if (aligned && (Whole || first + span <= n)) {
-#pragma unroll
-      for (int t = 0; t < (vectors + 31) / 32; ++t) {
-        const int c = t * 32 + lane;
-        if (vectors % 32 == 0 || c < vectors) store_vector<W>(staging + c * W, load_vector<W>(p + first + c * W));
-      }
+  if constexpr (span_vectorizable<V, T>) {
+    if (aligned && (Whole || first + 32 * V <= n)) {
+      copy_span<V>(staging, p + first);
       return;
     }
   }
@@ -167,16 +174,10 @@ __device__ void give_transposed(T* staging, const T (&in)[V]) {
 }
 template <int V, class T>
 __device__ void store_transposed(T* p, std::size_t first, std::size_t n, bool aligned, const T* staging) {
-  constexpr int span = 32 * V;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  if constexpr (16 % sizeof(T) == 0 && span * sizeof(T) % 16 == 0) {
-    constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = span / W;
-    if (aligned && first + span <= n) {
-#pragma unroll
-      for (int t = 0; t < (vectors + 31) / 32; ++t) {
-        const int c = t * 32 + lane;
-        if (vectors % 32 == 0 || c < vectors) store_vector<W>(p + first + c * W, load_vector<W>(staging + c * W));
-      }
+  if constexpr (span_vectorizable<V, T>) {
+    if (aligned && first + 32 * V <= n) {
+      copy_span<V>(p + first, staging);
       return;
     }
   }
