@@ -511,9 +511,9 @@ void register_shapes(bool gpu) {
   // spilling); 3 and 6 rounds hold 48 and 96, as 12 rounds of floats hold 48.
   register_shape<operation::inclusive_scan, 128, 3, std::uint8_t>();
   register_shape<operation::inclusive_scan, 128, 6, std::uint8_t>();
-  // unique of keys alone, in its own 256 x 8 (0.93x CUB for floats when it was the row
-  // raw_256x8; int64 now in 256 x 2 x 8, its former 256 x 8 among the blocked rows below): its
-  // former 384 x 4, and tiles of half as many keys, in half the threads or half the rounds.
+  // unique of keys alone, in its own 256 x 8 (0.86x CUB for int64, 0.93x for floats when it was
+  // the row raw_256x8): its former 384 x 4, and tiles of half as many keys, in half the threads
+  // or half the rounds.
   register_shape<operation::unique, 384, 4>();
   register_shape<operation::unique, 128, 8>();
   register_shape<operation::unique, 256, 4>();
@@ -563,12 +563,12 @@ void register_shapes(bool gpu) {
   register_shape<operation::unique, 256, 8, std::int64_t, false, 6, true>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 6>();
   register_shape<operation::unique_by_key, 128, 8, std::int64_t, false, 8>();
-  // Each row a program in the library's own shape (unique of int64: its former 256 x 8), the key
-  // before a run's head (and, read again, the one after its end) from the neighbour lane, the
-  // shuffles after every round's loads (key_before::shuffled), beside raw or raw_<shape> reading
-  // it: the selections, the by-key scans, reduce_by_key and run-length encoding
-  // (docs/benchmarks/scan.md, "The eighteenth run"; unique of 4-byte keys, the scan by key of
-  // int64 values and reduce_by_key of floats are the library's own).
+  // Each row a program in the library's own shape, the key before a run's head (and, read again,
+  // the one after its end) from the neighbour lane, the shuffles after every round's loads
+  // (key_before::shuffled), beside raw or raw_<shape> reading it: the selections, the by-key
+  // scans, reduce_by_key and run-length encoding (docs/benchmarks/scan.md, "The eighteenth run";
+  // unique of 4-byte keys, the scan by key of int64 values and reduce_by_key of floats are the
+  // library's own).
   register_shape<operation::unique, 256, 8, std::int64_t, false, 0, false, true>();
   register_shape<operation::unique, 256, 8, float, false, 5, true, true>();
   register_shape<operation::unique, 256, 8, std::int32_t, false, 5, true, true>();
@@ -597,7 +597,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::inclusive_scan_by_key, 128, 3, std::int64_t, false, 0, false, false, 8>();
   register_shape<operation::inclusive_scan_by_key, 256, 1, std::int64_t, false, 0, false, false, 8>();
   register_shape<operation::unique, 256, 1, std::int64_t, false, 0, false, false, 16>();
-  register_shape<operation::unique, 256, 8>();  // unique of int64's former shape, two keys a vector
+  register_shape<operation::unique, 256, 2, std::int64_t, false, 0, false, false, 8>();
   register_shape<operation::unique, 128, 1, std::int64_t, false, 0, false, false, 16>();
   register_shape<operation::unique, 256, 1, std::int64_t, false, 0, true, false, 16>();
   register_shape<operation::unique_by_key, 128, 1, std::int64_t, false, 0, false, false, 16>();
@@ -627,7 +627,7 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 23, true>();
   // Five blocks an SM asked of the compiler, as CUB's scan by key of int64 holds (56 registers in
   // 224 threads): the scan by key transposed in 224 x 1 x 13 (71 registers, four blocks), unique
-  // of int64 in its own 256 x 2 x 8 (63 registers, four blocks).
+  // of int64 in 256 x 2 x 8 (63 registers, four blocks).
   register_shape<operation::inclusive_scan_by_key, 224, 1, std::int64_t, false, 5, false, false, 13, true>();
   register_shape<operation::unique, 256, 2, std::int64_t, false, 5, false, false, 8>();
 }

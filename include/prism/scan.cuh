@@ -449,8 +449,8 @@ std::size_t unique_spans(const char* algorithm, const execution_policy& policy, 
         }
         const auto run = [&]<bool Reread>(std::bool_constant<Reread>) {
           using Flags = head_flags<K, Eq, unique_key_before<K, Reread>>;
-          using Program = select_program<K, Q, Flags, unique_rounds_of<K, Q>, 0, Reread ? unique_reread_min_blocks : 0,
-                                         Reread, unique_vector_of<K, Q, Flags>>;
+          using Program =
+              select_program<K, Q, Flags, unique_rounds_of<K, Q>, 0, Reread ? unique_reread_min_blocks : 0, Reread>;
           constexpr int V = Program::vector;
           run_single_pass<Program>(algorithm, policy, n, [&](void*) {
             return Program{k, q, ko, qo, Flags{k, eq}, n, vector_aligned<V>(k), vector_aligned<V>(q), false, nullptr,

@@ -40,9 +40,9 @@ namespace prism::detail {
 // consecutive elements a thread, the blocked arrangement CUB's agents use, rows
 // raw_<threads>x<rounds>x<V>) and whether a warp's span reaches its lanes through shared memory
 // (Transposed, rows raw_transposed_<threads>x1x<V>). On an H100 only unique of 8-byte keys gained
-// (256 x 2 x 8, 0.943x CUB against 0.854x: its shape, unique_vector_of, below); every other
-// program lost, most where a lane writes its own outputs: docs/benchmarks/scan.md, "The
-// nineteenth run".
+// (256 x 2 x 8, 0.943x CUB against 0.854x; not yet the library's, its tests not yet run on it);
+// every other program lost, most where a lane writes its own outputs: docs/benchmarks/scan.md,
+// "The nineteenth run".
 inline constexpr int streaming_threads = 128;
 inline constexpr int streaming_rounds = 12;
 inline constexpr int scan_threads = block_size;
@@ -109,21 +109,17 @@ struct nothing {};
 
 // The selections' rounds where 4 do not serve (select_program's rule then sets the blocks, 256 or
 // 128 threads, so that a tile stays within 32 KB). unique of keys alone (Q `nothing`) 8 where keys
-// are 4 bytes (rows unique/float, raw_256x8 against raw_384x4, of docs/benchmarks/scan.md, "The
-// ninth run"), and of 8-byte keys 2 rounds of 8 keys a vector, the same 4,096-element tile as
-// their 8 rounds of 2 were (unique_blocked, unique_vector_of below); smaller keys keep 4 (8 of
-// their counts' fields would not fit a word), larger ones too (8 rounds of 32-byte keys would not
-// fit shared memory). unique_by_key the by-key programs' rounds (keyed_rounds_of): int32 keys
-// with int64 values in 128 x 8. A compaction or partition of 8-byte elements 8, in 256 x 8. Rows
-// unique_by_key/int64 and compact/int64 (raw, and raw_256x4 and raw_384x4, the shapes before) of
-// docs/benchmarks/scan.md, "The longer tiles of the 8-byte selections".
-template <class K, class Q>
-inline constexpr bool unique_blocked = std::is_same_v<Q, nothing> && sizeof(K) == 8;
+// are 4 or 8 bytes (rows unique/float and /int64, raw_256x8 against raw_384x4, of
+// docs/benchmarks/scan.md, "The ninth run"); smaller keys keep 4 (8 of their counts' fields
+// would not fit a word), larger ones too (8 rounds of 32-byte keys would not fit shared memory).
+// unique_by_key the by-key programs' rounds (keyed_rounds_of): int32 keys with int64 values in
+// 128 x 8. A compaction or partition of 8-byte elements 8, in 256 x 8. Rows unique_by_key/int64
+// and compact/int64 (raw, and raw_256x4 and raw_384x4, the shapes before) of docs/benchmarks/scan.md,
+// "The longer tiles of the 8-byte selections".
 template <class K, class Q>
 inline constexpr int unique_rounds_of = !std::is_same_v<Q, nothing> ? keyed_rounds_of<K, Q>
-                                        : unique_blocked<K, Q>             ? 2
-                                        : sizeof(K) == 4                   ? 8
-                                                                           : scan_rounds;
+                                        : sizeof(K) == 4 || sizeof(K) == 8 ? 8
+                                                                            : scan_rounds;
 template <class P>
 inline constexpr int compact_rounds_of = sizeof(P) == 8 ? 8 : scan_rounds;
 // unique of 4-byte keys alone reads a kept key again where it stages it (select_program's Reread):
@@ -466,14 +462,6 @@ struct head_flags {
 template <class P, class Q, class Flags>
 inline constexpr int select_vector =
     std::is_same_v<Q, nothing> ? scan_vector<P, typename Flags::element> : scan_vector<P, Q, typename Flags::element>;
-// unique of 8-byte keys alone: 8 consecutive keys a thread (four 16-byte loads) in 2 rounds, the
-// blocked arrangement, so that a vector's fixed work (its first key's key before, its count's
-// field) comes once every 8 keys instead of every 2; the kept keys still leave through the tile's
-// staging. 63 registers instead of 80, 0.943x CUB against 0.854x in 256 x 8 x 2 on an H100 at
-// 2^28 (rows unique/int64, raw_256x2x8 against raw, of docs/benchmarks/scan.md, "The nineteenth
-// run"; the tile is 256 threads by the rule below, as before).
-template <class P, class Q, class Flags>
-inline constexpr int unique_vector_of = unique_blocked<P, Q> ? 8 : select_vector<P, Q, Flags>;
 template <class P, class Q, class Flags, int Rounds = scan_rounds, int Threads = 0, int MinBlocks = 0,
           bool Reread = false, int Vector = select_vector<P, Q, Flags>, bool Transposed = false>
 struct select_program {
