@@ -25,10 +25,11 @@
 //                                                blocks an SM asked, or k (unique_by_key/int64/,
 //                                                inclusive_scan_by_key/int64/)
 //   inclusive_scan_by_key, unique, unique_by_key, run_length_encode /int64/
-//     raw[_reread]_<threads>x<rounds>x<V>/n      blocked: V consecutive elements a thread and round
-//                                                (16 bytes a load), scanned in sequence
-//     raw_transposed_<threads>x1x<V>/n           the same, each warp's span read coalesced and handed
-//                                                to its lanes through shared memory
+//     raw[_reread]_<threads>x<rounds>x<V>[_min<k>]/n  blocked: V consecutive elements a thread and
+//                                                round (16 bytes a load), scanned in sequence
+//     raw_transposed_<threads>x1x<V>[_min<k>]/n  the same, each warp's span read coalesced and handed
+//                                                to its lanes through shared memory (_min<k>: k
+//                                                blocks an SM asked of the compiler)
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
 //   unique/ (int64, float, int32; with _min<k>: int64)
