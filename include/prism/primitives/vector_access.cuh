@@ -122,13 +122,7 @@ __device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool ali
   for (int k = 0; k < V; ++k) out[k] = p[i + k < n ? i + k : n - 1];
 }
 
-// A warp's 32 V consecutive elements from `first`, in the blocked arrangement (lane l's V elements
-// at first + l V), read the way the striped rounds are: consecutive lanes on consecutive 16-byte
-// vectors (where the array is aligned and the span whole; element by element otherwise), put in
-// the warp's `staging` (32 V elements of shared memory), and after a __syncwarp each lane takes its
-// own: CUB's warp-transposed load, in two halves so that a program's arrays are all requested
-// before any waits. Elements past n repeat element n - 1. An odd V keeps the lanes' reads of
-// 8-byte elements, and any of 4-byte ones, off each other's banks.
+// Whether a warp's span of 32 V elements moves as whole 16-byte vectors.
 template <int V, class T>
 constexpr bool span_vectorizable = 16 % sizeof(T) == 0 && 32 * V * sizeof(T) % 16 == 0;
 // A whole span moved between global and shared memory: lane l the 16-byte vectors l, l + 32, ...
@@ -142,6 +136,14 @@ __device__ void copy_span(T* to, const T* from) {
     if (vectors % 32 == 0 || c < vectors) store_vector<W>(to + c * W, load_vector<W>(from + c * W));
   }
 }
+
+// A warp's 32 V consecutive elements from `first`, in the blocked arrangement (lane l's V elements
+// at first + l V), read the way the striped rounds are: consecutive lanes on consecutive 16-byte
+// vectors (where the array is aligned and the span whole; element by element otherwise), put in
+// the warp's `staging` (32 V elements of shared memory), and after a __syncwarp each lane takes its
+// own: CUB's warp-transposed load, in two halves so that a program's arrays are all requested
+// before any waits. Elements past n repeat element n - 1. An odd V keeps the lanes' reads of
+// 8-byte elements, and any of 4-byte ones, off each other's banks.
 template <int V, class T, bool Whole>
 __device__ void stage_transposed(const T* p, std::size_t first, std::size_t n, bool aligned, T* staging,
                                  std::bool_constant<Whole>) {
