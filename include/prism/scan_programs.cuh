@@ -367,8 +367,7 @@ struct scan_by_key_program {
     const std::size_t first = i - threadIdx.x % 32 * vector;
     K* const ks = warp_staging<vector>(shared.keys.data());
     T* const vs = warp_staging<vector>(shared.values.data());
-    stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
-    stage_transposed<vector>(x, first, n, x_aligned, vs, whole);
+    stage_transposed<vector>(keys, x, first, n, keys_aligned, x_aligned, ks, vs, whole);
     __syncwarp();
     K k[vector];
     take_transposed(ks, k);
@@ -531,8 +530,11 @@ struct select_program {
     const std::size_t first = i - threadIdx.x % 32 * vector;
     P* const ps = warp_staging<vector>(shared.p.data());
     Q* const qs = pairs ? warp_staging<vector>(shared.q.data()) : nullptr;
-    stage_transposed<vector>(p, first, n, p_aligned, ps, whole);
-    if constexpr (pairs) stage_transposed<vector>(q, first, n, q_aligned, qs, whole);
+    if constexpr (pairs) {
+      stage_transposed<vector>(p, q, first, n, p_aligned, q_aligned, ps, qs, whole);
+    } else {
+      stage_transposed<vector>(p, first, n, p_aligned, ps, whole);
+    }
     __syncwarp();
     take_transposed(ps, it.p);
     if constexpr (pairs) take_transposed(qs, it.q);
@@ -747,9 +749,12 @@ struct reduce_by_key_program {
   __device__ void load(std::size_t i, items& it, Whole whole, shared_storage& shared) const {
     const std::size_t first = i - threadIdx.x % 32 * vector;
     K* const ks = warp_staging<vector>(shared.keys.data());
-    stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
     T* const vs = counting ? nullptr : warp_staging<vector>(shared.values.data());
-    if constexpr (!counting) stage_transposed<vector>(values, first, n, values_aligned, vs, whole);
+    if constexpr (counting) {
+      stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
+    } else {
+      stage_transposed<vector>(keys, values, first, n, keys_aligned, values_aligned, ks, vs, whole);
+    }
     __syncwarp();
     K k[vector];
     take_transposed(ks, k);

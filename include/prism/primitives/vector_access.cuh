@@ -125,40 +125,83 @@ __device__ void load_elements(const T* p, std::size_t i, std::size_t n, bool ali
 // Whether a warp's span of 32 V elements moves as whole 16-byte vectors.
 template <int V, class T>
 constexpr bool span_vectorizable = 16 % sizeof(T) == 0 && 32 * V * sizeof(T) % 16 == 0;
-// A whole span moved between global and shared memory: lane l the 16-byte vectors l, l + 32, ...
+// A lane's share of a warp's whole span of 32 V elements as 16-byte vectors (lane l's are vectors
+// l, l + 32, ...), held in registers between their loads and their stores, so that every load of
+// a span (of every array a program reads) is issued before the first store waits on one.
 template <int V, class T>
-__device__ void copy_span(T* to, const T* from) {
-  constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = 32 * V / W;
-  const int lane = static_cast<int>(threadIdx.x % 32);
+struct span_share {
+  static constexpr int W = static_cast<int>(16 / sizeof(T)), vectors = 32 * V / W, count = (vectors + 31) / 32;
+  vector_of<T, W> v[count];
+  static __device__ bool mine(int t) { return vectors % 32 == 0 || t * 32 + static_cast<int>(threadIdx.x % 32) < vectors; }
+  __device__ void load(const T* from) {
 #pragma unroll
-  for (int t = 0; t < (vectors + 31) / 32; ++t) {
-    const int c = t * 32 + lane;
-    if (vectors % 32 == 0 || c < vectors) store_vector<W>(to + c * W, load_vector<W>(from + c * W));
+    for (int t = 0; t < count; ++t)
+      if (mine(t)) v[t] = load_vector<W>(from + (t * 32 + threadIdx.x % 32) * W);
   }
-}
+  __device__ void store(T* to) const {
+#pragma unroll
+    for (int t = 0; t < count; ++t)
+      if (mine(t)) store_vector<W>(to + (t * 32 + threadIdx.x % 32) * W, v[t]);
+  }
+};
+// A lane's V elements of a span read element by element (a misaligned array, the last tile's
+// span), lane l the elements l, l + 32, ...; elements past n repeat element n - 1.
+template <int V, class T>
+struct span_elements {
+  T e[V];
+  __device__ void load(const T* p, std::size_t first, std::size_t n) {
+#pragma unroll
+    for (int t = 0; t < V; ++t) {
+      const std::size_t j = first + t * 32 + threadIdx.x % 32;
+      e[t] = p[j < n ? j : n - 1];
+    }
+  }
+  __device__ void store(T* staging) const {
+#pragma unroll
+    for (int t = 0; t < V; ++t) staging[t * 32 + threadIdx.x % 32] = e[t];
+  }
+};
 
 // A warp's 32 V consecutive elements from `first`, in the blocked arrangement (lane l's V elements
 // at first + l V), read the way the striped rounds are: consecutive lanes on consecutive 16-byte
 // vectors (where the array is aligned and the span whole; element by element otherwise), put in
 // the warp's `staging` (32 V elements of shared memory), and after a __syncwarp each lane takes its
 // own: CUB's warp-transposed load, in two halves so that a program's arrays are all requested
-// before any waits. Elements past n repeat element n - 1. An odd V keeps the lanes' reads of
-// 8-byte elements, and any of 4-byte ones, off each other's banks.
+// before any waits (the overload of two arrays loads both before storing either). Elements past n
+// repeat element n - 1. An odd V keeps the lanes' reads of 8-byte elements, and any of 4-byte
+// ones, off each other's banks.
 template <int V, class T, bool Whole>
 __device__ void stage_transposed(const T* p, std::size_t first, std::size_t n, bool aligned, T* staging,
                                  std::bool_constant<Whole>) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
   if constexpr (span_vectorizable<V, T>) {
     if (aligned && (Whole || first + 32 * V <= n)) {
-      copy_span<V>(staging, p + first);
+      span_share<V, T> s;
+      s.load(p + first);
+      s.store(staging);
       return;
     }
   }
-#pragma unroll
-  for (int t = 0; t < V; ++t) {
-    const std::size_t j = first + t * 32 + lane;
-    staging[t * 32 + lane] = p[j < n ? j : n - 1];
+  span_elements<V, T> s;
+  s.load(p, first, n);
+  s.store(staging);
+}
+template <int V, class K, class T, bool Whole>
+__device__ void stage_transposed(const K* keys, const T* values, std::size_t first, std::size_t n, bool keys_aligned,
+                                 bool values_aligned, K* key_staging, T* value_staging,
+                                 std::bool_constant<Whole> whole) {
+  if constexpr (span_vectorizable<V, K> && span_vectorizable<V, T>) {
+    if (keys_aligned && values_aligned && (Whole || first + 32 * V <= n)) {
+      span_share<V, K> k;
+      span_share<V, T> v;
+      k.load(keys + first);
+      v.load(values + first);
+      k.store(key_staging);
+      v.store(value_staging);
+      return;
+    }
   }
+  stage_transposed<V>(keys, first, n, keys_aligned, key_staging, whole);
+  stage_transposed<V>(values, first, n, values_aligned, value_staging, whole);
 }
 template <int V, class T>
 __device__ void take_transposed(const T* staging, T (&out)[V]) {
@@ -179,7 +222,9 @@ __device__ void store_transposed(T* p, std::size_t first, std::size_t n, bool al
   const int lane = static_cast<int>(threadIdx.x % 32);
   if constexpr (span_vectorizable<V, T>) {
     if (aligned && first + 32 * V <= n) {
-      copy_span<V>(p + first, staging);
+      span_share<V, T> s;
+      s.load(staging);
+      s.store(p + first);
       return;
     }
   }
