@@ -32,6 +32,8 @@
 //                                                blocks an SM asked of the compiler)
 //   run_length_encode /int32/ and /int64/, reduce_by_key /float/ and /int32/
 //     raw_staged_<threads>x<rounds>/n            the runs staged in shared memory, written by the block
+//   run_length_encode /int64/
+//     raw_transposed_staged_<threads>x1x<V>/n    transposed, and its runs staged as above
 //   unique/ (int64, float, int32; with _min<k>: int64)
 //     raw_reread_<threads>x<rounds>[_min<k>]/n   the kept keys read again where they are staged
 //                                                instead of kept in registers from the load (as
@@ -455,10 +457,11 @@ void register_shape() {
   for (const std::int64_t n : {std::int64_t{1} << 24, std::int64_t{1} << 28}) {
     const double bytes = bytes_of<T>(op, n);
     const std::string key = std::string(name_of(op)) + "/" + type + "/" + std::to_string(n);
-    const std::string shape = std::string(Staged       ? "raw_staged_"
-                                          : Transposed ? "raw_transposed_"
-                                          : Reread     ? "raw_reread_"
-                                                       : "raw_") +
+    const std::string shape = std::string(Staged && Transposed ? "raw_transposed_staged_"
+                                          : Staged             ? "raw_staged_"
+                                          : Transposed         ? "raw_transposed_"
+                                          : Reread             ? "raw_reread_"
+                                                               : "raw_") +
                               std::to_string(Threads) + "x" + std::to_string(Rounds) +
                               (Vector > 0 ? "x" + std::to_string(Vector) : "") +
                               (MinBlocks > 0 ? "_min" + std::to_string(MinBlocks) : "") +
@@ -626,6 +629,10 @@ void register_shapes(bool gpu) {
   register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 15, true>();
   register_shape<operation::run_length_encode, 256, 1, std::int64_t, false, 0, true, false, 11, true>();
   register_shape<operation::run_length_encode, 128, 1, std::int64_t, false, 0, true, false, 23, true>();
+  // Run-length encoding transposed with its runs staged (CUB's two-phase scatter): a lane's runs
+  // are V elements from its neighbours', so that each of their stores spans several lines.
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, true, 0, true, false, 19, true>();
+  register_shape<operation::run_length_encode, 128, 1, std::int64_t, true, 0, true, false, 15, true>();
   // Five blocks an SM asked of the compiler, as CUB's scan by key of int64 holds (56 registers in
   // 224 threads): the scan by key transposed in 224 x 1 x 13 (71 registers, four blocks), unique
   // of int64 in 256 x 2 x 8 (63 registers, four blocks).

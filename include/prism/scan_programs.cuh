@@ -669,7 +669,9 @@ struct reduce_by_key_shape {
 // Staged: a tile's keys and sums gathered in shared memory by run and written by the whole block
 // with consecutive threads on consecutive runs (CUB's two-phase scatter), instead of each thread
 // storing its own runs where they fall; a variant for bench_scan's raw_staged_<threads>x<rounds>
-// rows (its tiles must leave the engine room within 48 KB of shared memory).
+// rows, and, transposed too (a lane's runs are then V elements from its neighbours'), for its
+// raw_transposed_staged_<threads>x1x<V> rows (its tiles must leave the engine room within 48 KB
+// of shared memory).
 // Reread: the keys are not kept from the load to the writes: a run's key is read again where the
 // run starts (from L1 or L2, where the load left it), and whether a vector's last element ends its
 // run is found at the load, as a bit beside the heads; the registers of rounds x vector keys given
@@ -690,7 +692,6 @@ struct reduce_by_key_program {
   static constexpr bool counts_flags = false;
   static constexpr bool settles = From == key_before::shuffled && !Transposed;
   static constexpr bool transposes = Transposed;
-  static_assert(!(Transposed && Staged), "one use of the tile's shared memory");
   // What a thread keeps of its elements: its scan values, (runs, value) pairs of 12 to 16 bytes,
   // are rebuilt from these where they are needed (scan_value), not held beside them: the registers
   // they took limited the blocks per SM. A two-step load holds its keys until settle.
@@ -712,7 +713,28 @@ struct reduce_by_key_program {
     shared_array<K, threads * vector> keys;
     shared_array<T, counting ? 1 : threads * vector> values;
   };
-  using shared_storage = std::conditional_t<Staged, staged, std::conditional_t<Transposed, staging, nothing>>;
+  // Both, as CUB's agents have them: the loads' staging and the runs' in one place, the engine's
+  // first __syncthreads (block_combine_warps, after every warp's load) between their uses.
+  union staging_then_staged {
+    staging in;
+    staged out;
+  };
+  using shared_storage = std::conditional_t<Staged && Transposed, staging_then_staged,
+                                            std::conditional_t<Staged, staged, std::conditional_t<Transposed, staging, nothing>>>;
+  __device__ static staging& staging_of(shared_storage& s) {
+    if constexpr (Staged) {
+      return s.in;
+    } else {
+      return s;
+    }
+  }
+  __device__ static staged& staged_of(shared_storage& s) {
+    if constexpr (Transposed) {
+      return s.out;
+    } else {
+      return s;
+    }
+  }
   const K* keys;
   Values values;  // const T*, or ones<T>
   K* keys_out;
@@ -748,8 +770,9 @@ struct reduce_by_key_program {
   template <class Whole>
   __device__ void load(std::size_t i, items& it, Whole whole, shared_storage& shared) const {
     const std::size_t first = i - threadIdx.x % 32 * vector;
-    K* const ks = warp_staging<vector>(shared.keys.data());
-    T* const vs = counting ? nullptr : warp_staging<vector>(shared.values.data());
+    staging& st = staging_of(shared);
+    K* const ks = warp_staging<vector>(st.keys.data());
+    T* const vs = counting ? nullptr : warp_staging<vector>(st.values.data());
     if constexpr (counting) {
       stage_transposed<vector>(keys, first, n, keys_aligned, ks, whole);
     } else {
@@ -819,12 +842,13 @@ struct reduce_by_key_program {
       const std::uint64_t run = running.value.runs - 1;
       const bool tail = ends_run(it, i, k);
       if constexpr (Staged) {
+        staged& st = staged_of(shared);
         const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
         const std::size_t tile_last = (n - tile.base < items_per_tile ? n : tile.base + items_per_tile) - 1;
-        if (it.head(k)) shared.keys.data()[run - before] = key_of(it, i, k);
-        if (tail) shared.sums.data()[run + 1 - before] = running.value.value;
-        if (i + k == tile.base) shared.head_first = it.head(k);
-        if (i + k == tile_last) shared.tail_last = tail;
+        if (it.head(k)) st.keys.data()[run - before] = key_of(it, i, k);
+        if (tail) st.sums.data()[run + 1 - before] = running.value.value;
+        if (i + k == tile.base) st.head_first = it.head(k);
+        if (i + k == tile_last) st.tail_last = tail;
       } else {
         if (it.head(k)) keys_out[run] = key_of(it, i, k);
         if (tail) sums_out[run] = running.value.value;
@@ -838,11 +862,12 @@ struct reduce_by_key_program {
     if (count != nullptr && threadIdx.x == 0 && tile.tile == tile.tiles - 1)
       *count = (tile.prefix.present ? tile.prefix.value.runs : 0) + tile.aggregate.runs;
     if constexpr (Staged) {
+      staged& st = staged_of(shared);
       const std::uint64_t before = tile.prefix.present ? tile.prefix.value.runs : 0;
       const auto heads = static_cast<unsigned>(tile.aggregate.runs);
-      for (unsigned j = threadIdx.x; j < heads; j += threads) keys_out[before + j] = shared.keys.data()[j];
-      const unsigned first = shared.head_first ? 1u : 0u, end = shared.tail_last ? heads + 1 : heads;
-      for (unsigned j = first + threadIdx.x; j < end; j += threads) sums_out[before - 1 + j] = shared.sums.data()[j];
+      for (unsigned j = threadIdx.x; j < heads; j += threads) keys_out[before + j] = st.keys.data()[j];
+      const unsigned first = st.head_first ? 1u : 0u, end = st.tail_last ? heads + 1 : heads;
+      for (unsigned j = first + threadIdx.x; j < end; j += threads) sums_out[before - 1 + j] = st.sums.data()[j];
     }
   }
 };
