@@ -171,8 +171,44 @@ def _like(call, x, dtype=None, flat=False):
     return call.like(x, dtype, flat)
 
 
+_CAPSULE = type(_np.zeros(0).__dlpack__())  # a DLPack capsule's type (PyCapsule)
+
+
 def _flat(x):
-    return x.reshape(-1)
+    """x as one flat array over its own memory: its reshape, or for a host buffer (memoryview,
+    array.array, ctypes, bytearray) or a host DLPack object without one, a NumPy view of it."""
+    if hasattr(x, "reshape"):
+        return x.reshape(-1)
+    try:
+        return _np.asarray(memoryview(x)).reshape(-1)
+    except TypeError:
+        return _np.from_dlpack(x).reshape(-1)
+
+
+def _check_cuttable(name, count, *outs):
+    """Without count=, the results are outs cut to the count (views of their memory), so every out
+    must give one (_flat); refused before the call writes anything: a bare DLPack capsule (the call
+    consumes it) or an array of no known kind off the host cannot."""
+    if count is not None:
+        return
+    for o in outs:
+        if o is None or hasattr(o, "reshape"):
+            continue
+        try:
+            memoryview(o).release()
+            continue
+        except Exception:
+            pass
+        try:
+            if hasattr(o, "__dlpack__") and o.__dlpack_device__()[0] == 1:
+                continue
+        except Exception:
+            pass
+        if not (type(o) is _CAPSULE or hasattr(o, "__dlpack__") or hasattr(o, "__cuda_array_interface__")):
+            continue  # not an array: the call refuses it as such
+        raise ValueError(f"prism.{name}: out is a {type(o).__name__}, whose elements up to the count cannot be "
+                         "returned as a view of it: give count= (a one-element int64 array) to have the whole "
+                         "outputs back")
 
 
 # ---- element-wise -------------------------------------------------------------------------------
@@ -404,19 +440,34 @@ def _count_by_histogram(call, x, dtype, compare, value, out, impl):
     if not low <= value <= high:
         raise ValueError(f"prism.count_if: value is out of {dtype}'s range")
     runs = _runs(compare, value, low, high)
-    counted = "int64" if out is None else _dtype_of(out)  # two runs are added into out: of its type
-    counts = [out if out is not None and len(runs) == 1 else call.empty((), counted) for _ in runs]
+    if dtype == "bool":
+        # A bool is its byte's truth, as NumPy reads it: any byte but 0 is True (a uint8 array's
+        # .view(bool)); the histogram counts bytes, so True's run covers 1 to 255.
+        runs = [(a, 256 if b == 2 else b) for a, b in runs]
+    # "!=" (two runs) counts the elements equal to value and takes them from the size: x is read
+    # once, as a DLPack capsule can be (its first read consumes it).
+    total = _size(x) if len(runs) == 2 else None
+    if total is not None:
+        runs = [(value, value + 1)]
+    counted = "int64" if out is None else _dtype_of(out)  # the complement is made in out: of its type
+    if out is not None:
+        # As the compiled count_if checks out: the histogram would take a longer out as more bins,
+        # and the fill and add of the other paths would write any out.
+        if counted not in ("int64", "uint64"):
+            raise ValueError(f"prism: out is {counted}, expected int64 or uint64")
+        if _size(out) != 1:
+            raise ValueError(f"prism.count_if: the result has {_size(out)} elements, expected 1")
+    counts = [out if out is not None and total is None else call.empty((), counted) for _ in runs]
     for (a, b), count in zip(runs, counts):
         _prism.histogram(call(x), call(count), a, b, impl, call.stream)
     if out is None:
-        total = 0  # (this module's sum is prism's)
-        for count in counts:
-            total += int(count)
-        return total
+        if not counts:
+            return 0
+        return int(counts[0]) if total is None else total - int(counts[0])
     if not runs:
         _prism.generate("fill", call(out), 0, None, impl, call.stream)
-    elif len(runs) == 2:
-        _prism.elementwise.add(counts[0], counts[1], out, impl, call.stream)
+    elif total is not None:
+        _prism.elementwise.sub(total, counts[0], out, impl, call.stream)
     return None
 
 
@@ -475,7 +526,8 @@ def any(x, compare="!=", value=0, *, impl="automatic", stream=None):
 def all(x, compare="!=", value=0, *, impl="automatic", stream=None):
     """Whether every x[i] satisfies `x[i] compare value` (by default: is not 0; True for none), as
     a Python bool: the call waits."""
-    return _count(x, compare, value, None, impl, stream, wait=True) == _size(x)
+    size = _size(x)  # before the count, which consumes a DLPack capsule
+    return _count(x, compare, value, None, impl, stream, wait=True) == size
 
 
 _sum_kernel = _prism.reduce.sum
@@ -483,11 +535,13 @@ _sum_doc = sum.__doc__
 
 
 def sum(x, out=None, *, impl="automatic", stream=None):
-    try:  # one compiled call, as every reduction; a bool array is refused there, and counted here
-        return _sum_kernel(x, out, impl, stream)
-    except ValueError:
-        if _dtype_of(x) != "bool":
-            raise
+    # A DLPack capsule is consumed by the compiled call that refuses it: its type is asked first.
+    if type(x) is not _CAPSULE or _dtype_of(x) != "bool":
+        try:  # one compiled call, as every reduction; a bool array is refused there, and counted here
+            return _sum_kernel(x, out, impl, stream)
+        except ValueError:
+            if type(x) is _CAPSULE or _dtype_of(x) != "bool":
+                raise
     counted = count_if(x, "!=", False, out, impl=impl, stream=stream)  # NumPy's sum of a mask: its count
     return _np.int64(counted) if isinstance(counted, int) else counted  # a NumPy scalar, as every sum
 
@@ -560,6 +614,7 @@ def _select(which, values, flags, out, count, impl, stream):
 def compact(values, flags, out=None, *, count=None, impl="automatic", stream=None):
     """The values whose flag is not 0, in order: out[:kept], or out with count=. Flags of bool,
     int8 or uint8, or of int32, uint32, int64, uint64 over values of 4 or 8 bytes."""
+    _check_cuttable("compact", count, out)
     out, kept = _select("compact", values, flags, out, count, impl, stream)
     return out if count is not None else _flat(out)[:kept]
 
@@ -575,6 +630,7 @@ def unique(values, out=None, *, count=None, impl="automatic", stream=None):
     """Each element that differs from the one before it: out[:kept], or out with count=.
     thrust::unique's (torch.unique_consecutive's), not numpy.unique's, which sorts first: for
     numpy.unique(x), call prism.unique(prism.sort(x))."""
+    _check_cuttable("unique", count, out)
     call = _Call((values, out, count), stream)
     if out is None:
         out = _like(call, values, flat=True)
@@ -587,6 +643,7 @@ def unique_by_key(keys, values, keys_out=None, values_out=None, *, count=None, i
                   stream=None):
     """The first key of every run of equal keys and its value: (keys_out[:kept],
     values_out[:kept]), or the whole outputs with count=."""
+    _check_cuttable("unique_by_key", count, keys_out, values_out)
     call = _Call((keys, values, keys_out, values_out, count), stream)
     keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
     values_out = _like(call, values, flat=True) if values_out is None else values_out
@@ -603,6 +660,7 @@ def run_length_encode(values, unique_out=None, counts_out=None, *, count=None, i
     """Every run of equal values as (value, length): (unique_out[:runs], counts_out[:runs]), or
     the whole outputs with count=. Lengths are int64, or counts_out's int32, uint32 or uint64
     (32-bit counts refuse inputs longer than they hold)."""
+    _check_cuttable("run_length_encode", count, unique_out, counts_out)
     call = _Call((values, unique_out, counts_out, count), stream)
     unique_out = _like(call, values, flat=True) if unique_out is None else unique_out
     counts_out = _like(call, values, "int64", flat=True) if counts_out is None else counts_out
@@ -618,6 +676,7 @@ def reduce_by_key(keys, values, keys_out=None, sums_out=None, *, op="sum", count
                   stream=None):
     """Every run of equal keys as (key, sum of its values), or its minimum or maximum with op="min"
     or "max": (keys_out[:runs], sums_out[:runs]), or the whole outputs with count=."""
+    _check_cuttable("reduce_by_key", count, keys_out, sums_out)
     call = _Call((keys, values, keys_out, sums_out, count), stream)
     keys_out = _like(call, keys, flat=True) if keys_out is None else keys_out
     sums_out = _like(call, values, flat=True) if sums_out is None else sums_out
@@ -805,7 +864,12 @@ def merge_by_key(keys_a, values_a, keys_b, values_b, keys_out=None, values_out=N
     return keys_out, values_out
 
 
+_SET_NAMES = {"set_union": "union1d", "set_intersection": "intersect1d", "set_difference": "setdiff1d",
+              "set_symmetric_difference": "setxor1d"}
+
+
 def _set_operation(op, a, b, out, count, impl, stream, worst):
+    _check_cuttable(_SET_NAMES[op], count, out)
     call = _Call((a, b, out, count), stream)
     if out is None:
         out = _new_flat(call, a, worst(_size(a), _size(b)))

@@ -209,12 +209,14 @@ std::uintptr_t stream_handle(nb::handle stream) {
       std::string why = "no answer";
       if (PyErr_Occurred()) {
         nb::python_error error;
+        if (!error.matches(PyExc_Exception)) throw std::move(error);  // KeyboardInterrupt, SystemExit: not a refusal
         why = std::string(nb::type_name(error.type()).c_str()) + ": " + text_of(error.value());
       }
       throw nb::type_error(("prism: the stream's __cuda_stream__() gave no (version, handle) pair (" + why + ")").c_str());
     }
     return checked_handle(handle);
   }
+  if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) nb::raise_python_error();
   PyErr_Clear();
   for (const char* attribute : {"cuda_stream", "ptr"}) {  // torch.cuda.Stream, cupy.cuda.Stream
     nb::object value = nb::steal(PyObject_GetAttrString(stream.ptr(), attribute));

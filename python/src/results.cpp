@@ -372,19 +372,25 @@ void bind_results(nb::module_& m) {
             nb::handle given = shape.size() == 1 && !PyLong_Check(shape[0].ptr()) ? shape[0] : nb::handle(shape);
             std::vector<std::int64_t> extents;
             std::int64_t known = 1, unknown = -1, k = 0;
+            const auto other_size = [] { return std::invalid_argument("prism.Array.reshape: the new shape has another size"); };
+            // A product past 2^63 is another size: wrapped, (2^61 + 1) x 8 would pass for 8 elements.
+            const auto times = [&](std::int64_t product, std::int64_t extent) {
+              if (extent != 0 && product > INT64_MAX / extent) throw other_size();
+              return product * extent;
+            };
             for (nb::handle e : given) {
               const auto v = nb::cast<std::int64_t>(e);
               if (v == -1 && unknown < 0) unknown = k;
               else if (v < 0) throw std::invalid_argument("prism.Array.reshape: negative extent");
-              else known *= v;
+              else known = times(known, v);
               extents.push_back(v);
               ++k;
             }
             const auto size = static_cast<std::int64_t>(a.size());
             if (unknown >= 0) extents[unknown] = known == 0 ? 0 : size / known;
             std::int64_t total = 1;
-            for (std::int64_t e : extents) total *= e;
-            if (total != size) throw std::invalid_argument("prism.Array.reshape: the new shape has another size");
+            for (std::int64_t e : extents) total = times(total, e);
+            if (total != size) throw other_size();
             device_array view = a;
             view.shape = extents;
             return view;

@@ -599,6 +599,22 @@ def prism_array_host(x):
     return np.asarray(x) if type(x).__name__ == "Array" else x
 
 
+@case("array:reshape-wrapping-past-2^63", ("torch", "cupy"), "ok")
+def _array_reshape(env):
+    """prism.Array.reshape refuses extents whose product wraps around to the size: (2^61 + 1) x 8
+    would be a view of 2^64 + 8 elements over 8."""
+    x = _cai_producer(env, dict(shape=(8,)))  # an object of no library: the result is a prism.Array
+    r = prism().add(x, x)
+    assert type(r).__name__ == "Array", type(r)
+    for shape in ((2**61 + 1, 8), (8, 2**61 + 1), (2**32, 2**32), (2**62, 2**62, 4), (-1, 2**62, 2**62)):
+        try:
+            r.reshape(*shape)
+        except ValueError:
+            continue
+        raise AssertionError(f"reshape{shape} of 8 elements was taken")
+    assert r.reshape(2, 4).shape == (2, 4) and r.reshape(-1, 2).shape == (4, 2)
+
+
 def _register_cai_cases():
     for field, spec in CAI_CASES.items():
         for target in ("sum", "add", "out"):
@@ -824,6 +840,32 @@ def _float16(env):
     np.testing.assert_array_equal(prism().add(memoryview(x), x), 2 * x)
 
 
+@case("buffer:outs-cut-to-the-count", ("numpy",), "ok")
+def _outs_cut(env):
+    """Without count=, a selection returns its outputs cut to the count: views of any buffer out."""
+    p = prism()
+    values, flags = np.arange(6, dtype=np.float32), np.array([1, 0, 1, 0, 0, 1], bool)
+    for out in (memoryview(np.zeros(6, np.float32)), _array.array("f", [0] * 6), (ctypes.c_float * 6)()):
+        np.testing.assert_array_equal(p.compact(values, flags, out=out), [0, 2, 5])
+    np.testing.assert_array_equal(p.unique(np.array([1, 1, 2], np.int32), out=_array.array("i", [0] * 3)), [1, 2])
+    np.testing.assert_array_equal(p.union1d(np.array([1, 3], np.int32), np.array([2, 3], np.int32),
+                                            out=memoryview(bytearray(16)).cast("i")), [1, 2, 3])
+    runs, counts = p.run_length_encode(np.array([4, 4, 7], np.int64), _array.array("q", [0] * 3),
+                                       memoryview(np.zeros(3, np.int64)))
+    np.testing.assert_array_equal(runs, [4, 7])
+    np.testing.assert_array_equal(counts, [2, 1])
+
+
+@case("dlpack:capsule-out-without-count", ("numpy",), "refused", match="count=")
+def _capsule_out_cut(env):
+    """A capsule out gives no view to cut to the count: refused before anything is written."""
+    memory = np.full(6, 77, np.float32)
+    try:
+        prism().compact(np.arange(6, dtype=np.float32), np.ones(6, bool), out=memory.__dlpack__())
+    finally:
+        np.testing.assert_array_equal(memory, 77)
+
+
 # Buffers with every field of their own, through PyMemoryView_FromBuffer (which copies what it is
 # given without checking it against the memory).
 
@@ -979,6 +1021,21 @@ for _name, (_stream, _expect, _match) in STREAMS.items():
         case(f"stream:{_name}:{_target}", KINDS, _expect, _match)(_stream_case(_stream, _target))
 
 
+@case("stream:cuda-stream-interrupted", KINDS, "ok")
+def _stream_interrupted(env):
+    """A KeyboardInterrupt (or SystemExit) out of __cuda_stream__ is the program's, not a refused stream."""
+    class Interrupted:
+        def __cuda_stream__(self):
+            raise KeyboardInterrupt
+
+    x = env.native(SIXTEEN)
+    try:
+        prism().add(x, x, stream=Interrupted())
+    except KeyboardInterrupt:
+        return
+    raise AssertionError("the KeyboardInterrupt did not reach the caller")
+
+
 @case("stream:side-stream", ("torch", "cupy"), "ok")
 def _side_stream(env):
     a = env.native(SIXTEEN)
@@ -1027,6 +1084,56 @@ def _edges_case(edges, expect):
 
 for _name, (_edges, _expect, _match) in EDGES.items():
     case(f"histogram:edges-{_name}", KINDS, _expect, _match)(_edges_case(_edges, _expect))
+
+
+# count_if of bool and of the 1- and 2-byte integers counts by one-bin histograms (a fill where no
+# value satisfies the comparison, the size less the equal ones for !=): its out is the compiled
+# count_if's, one int64 or uint64 element, never taken as more bins or filled whatever it is.
+def _count_out_case(dtype, compare, value, out):
+    def run(env):
+        counts = env.native(out)
+        before = env.read(counts)
+        try:
+            prism().count_if(env.native(np.array([0, 1, 2, 3, 0, 1], dtype)), compare, value, out=counts)
+        finally:
+            np.testing.assert_array_equal(env.read(counts), before)  # a refusal changes nothing
+    return run
+
+
+for _dtype in ("int8", "uint8", "bool"):
+    for _compare, _value in (("==", 0), ("!=", 0), ("<", 0)):
+        for _out, _match in ((np.full(3, 77, np.int64), "3 elements, expected 1"),
+                             (np.full(0, 77, np.int64), "0 elements, expected 1"),
+                             (np.full(1, 77, np.float32), "float32, expected int64 or uint64")):
+            case(f"count:{_dtype}{_compare}{_value}:out-{_out.dtype}-of-{_out.size}", KINDS, "refused", _match)(
+                _count_out_case(_dtype, _compare, _value, _out))
+
+
+@case("buffer:bool-bytes-past-1", ("numpy",), "ok")
+def _bool_bytes(env):
+    """A bool whose byte is neither 0 nor 1 (a uint8 array's .view(bool)) is True, as NumPy reads
+    it: counted as compact and where select it."""
+    p = prism()
+    mask = np.frombuffer(bytes([0, 2, 255, 1, 0, 7]), np.bool_)
+    compares = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+                ">=": np.greater_equal}
+    for compare, numpy_compare in compares.items():
+        for value in (False, True):
+            assert p.count_if(mask, compare, value) == np.count_nonzero(numpy_compare(mask, value)), (compare, value)
+    assert p.count_nonzero(mask) == p.sum(mask) == len(p.compact(np.arange(6, dtype=np.float32), mask)) == 4
+    assert p.any(mask) and not p.all(mask)
+
+
+@case("dlpack:capsule-counted-once", ("numpy",), "ok")
+def _capsule_counted(env):
+    """count_nonzero, any, all and the sum of a mask read a capsule once (the first read consumes
+    it), whichever family counts its type."""
+    p = prism()
+    for x in (np.array([0, 1, 2, -1], np.int8), np.array([True, False, True]), np.array([3, 0, 1], np.float32)):
+        assert p.count_nonzero(x.__dlpack__()) == np.count_nonzero(x)
+        assert p.count_if(x.__dlpack__(), "!=", 1) == np.count_nonzero(x != 1)
+        assert p.any(x.__dlpack__()) and not p.all(x.__dlpack__())
+    assert p.sum(np.array([True, False, True]).__dlpack__()) == 2
 
 
 # ---- PyTorch's lazy views, CuPy's own odd arrays -----------------------------------------------------
