@@ -83,13 +83,27 @@ const operand* full_length(std::span<const operand> operands) noexcept {
   return nullptr;
 }
 
+// A number that becomes an element of T (fill's value, a binary operation's operand), as the
+// scalar type's value. A half is the one nearest the number, one rounding, as NumPy converts a
+// Python float (through float it would round twice: 1 + 2^-11 + 2^-40 to 1, not 1 + 2^-10); a
+// bfloat16 goes through float, as PyTorch and ml_dtypes convert one.
+template <class T>
+prism::scalar<T> element_from(nb::handle value, const char* what) {
+  using S = prism::scalar<T>;
+  if constexpr (std::is_same_v<T, __half>) {
+    return static_cast<S>(__half(scalar_from<double>(value, what)));
+  } else {
+    return scalar_from<S>(value, what);
+  }
+}
+
 // The operands checked before the device is touched: an array not of T is refused, a number is
-// converted to T's scalar type (refused out of its range). Returns the numbers' values.
+// converted to T's element nearest it (element_from; refused out of its range). Returns the numbers' values.
 template <class T>
 std::array<prism::scalar<T>, 2> check_operands(std::span<const operand, 2> operands) {
   std::array<prism::scalar<T>, 2> numbers{};
   for (int i = 0; i < 2; ++i)
-    if (operands[i].number) numbers[i] = scalar_from<prism::scalar<T>>(operands[i].object, operands[i].role);
+    if (operands[i].number) numbers[i] = element_from<T>(operands[i].object, operands[i].role);
     else (void)operands[i].values.in<T>();
   return numbers;
 }
@@ -303,7 +317,7 @@ void generate(const std::string& op, nb::handle out_, nb::handle start_, nb::han
   for_output(op.c_str(), out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using S = prism::scalar<T>;
-    const S start = scalar_from<S>(start_, o == generator_op::fill ? "value" : "start");
+    const S start = o == generator_op::fill ? element_from<T>(start_, "value") : scalar_from<S>(start_, "start");
     const S step = step_.is_none() ? S{} : scalar_from<S>(step_, "step");
     const auto r = out.out<T>();
     device_scope device(op.c_str(), {&out});

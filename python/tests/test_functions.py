@@ -323,6 +323,19 @@ def test_half_precision(xp, rng):
     check_close(got, np.exp(x.astype(np.float32)).astype(np.float64), "float16", 2)
 
 
+def test_half_numbers_rounded_once(xp):
+    """A Python float becomes a half as NumPy converts it, rounded once: 1 + 2^-11 + 2^-40 is
+    nearer 1 + 2^-10 than 1 (through float it would be a tie, rounded to 1)."""
+    v = 1 + 2.0 ** -11 + 2.0 ** -40
+    x = np.array([2048, 1, 0.5, -3], np.float16)
+    for impl in xp.implementations:
+        out = poisoned(xp, 4, "float16")
+        prism.add(xp.put(x), v, out=out, impl=impl)
+        np.testing.assert_array_equal(xp.get(out), x + v)
+        prism.fill(out, v, impl=impl)
+        np.testing.assert_array_equal(xp.get(out), np.full(4, v, np.float16))
+
+
 @pytest.mark.parametrize("source,target", [("float32", "float64"), ("float64", "float32"),
                                            ("float32", "int32"), ("int64", "float64"),
                                            ("float32", "float16"), ("int32", "int64")])
