@@ -307,13 +307,18 @@ def where(condition, a, b, out=None, *, impl="automatic", stream=None):
 def cast(x, dtype=None, out=None, *, impl="automatic", stream=None):
     """out[i] = x[i] converted to out's type (or a new array of `dtype`): floats to integers
     truncate toward zero and saturate, NaN gives 0; to 16-bit floats round to nearest even, any
-    NaN becoming the canonical NaN (its sign clear: numpy keeps the sign)."""
+    NaN becoming the canonical NaN (its sign clear: numpy keeps the sign). To x's own type it is
+    a copy, as NumPy's and CuPy's astype make one."""
     call = _Call((x, out), stream)
     if out is None:
         if dtype is None:
             raise ValueError("prism.cast: give dtype or out")
         out = _like(call, x, _dtype_name(dtype))
-    _prism.cast(call(x), call(out), impl, call.stream)
+    try:
+        same = _dtype_of(x) == _dtype_of(out)
+    except (TypeError, ValueError):  # not arrays: the compiled cast says why
+        same = False
+    (_prism.elementwise.copy if same else _prism.cast)(call(x), call(out), impl, call.stream)
     call.done()
     return out
 

@@ -349,6 +349,22 @@ def test_cast(xp, rng, source, target):
     check_close(xp.get(out), expected, target, 1)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64"])
+def test_cast_to_its_own_type_copies(xp, rng, dtype):
+    """x.astype(x.dtype): a new array with x's bits (NaN and -0.0 kept), x untouched."""
+    x = values(rng, 1001, dtype, -1000, 1000)
+    if np.dtype(dtype).kind == "f":
+        x[:3] = [np.nan, -0.0, np.inf]
+    source = xp.put(x)
+    got = prism.cast(source, dtype)
+    assert got is not source
+    np.testing.assert_array_equal(xp.get(got).view(np.uint8), x.view(np.uint8))
+    out = poisoned(xp, 1001, dtype)
+    assert prism.cast(source, out=out) is out
+    np.testing.assert_array_equal(xp.get(out).view(np.uint8), x.view(np.uint8))
+    np.testing.assert_array_equal(xp.get(source).view(np.uint8), x.view(np.uint8))
+
+
 # ---- reductions -------------------------------------------------------------------------------------
 
 def value_of(xp, result):
