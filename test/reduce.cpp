@@ -528,7 +528,16 @@ TEST_P(Reduce, InitCombinedOnce) {
     EXPECT_EQ(prism::reduce(policy, dx.view(), 0.5, prism::max), n ? std::max(double(hi), 0.5) : 0.5);
     EXPECT_EQ(prism::reduce(policy, dx.view(), -0.5, prism::min), n ? std::min(double(lo), -0.5) : -0.5);
     EXPECT_EQ(prism::reduce(policy, dx.view(), 1e300, prism::min), n ? double(lo) : 1e300);
+    // A NaN init propagates through min and max, as it does with float elements.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(prism::reduce(policy, dx.view(), nan, prism::min)));
+    EXPECT_TRUE(std::isnan(prism::reduce(policy, dx.view(), nan, prism::max)));
   }
+  // An implementation the family does not have is refused with a fractional init too, empty input
+  // included (its init is not returned before the policy is checked).
+  const std::vector<std::int32_t> none;
+  EXPECT_THROW(prism::reduce(prism::impl::raw_naive, none, 0.5), std::invalid_argument);
+  EXPECT_THROW(prism::reduce(prism::impl::raw_naive, none, 0.5, prism::max), std::invalid_argument);
 }
 
 // A float sum keeps its precision however long the input (every implementation adds in a tree;

@@ -135,6 +135,13 @@ TEST_P(GenericScan, OwnEqualityAndOperator) {
 
   ASSERT_EQ(prism::run_length_encode(policy, dk.view(), keys_out.view(), lengths.view(), same_decade{}), runs);
   EXPECT_TRUE(first(lengths.values(), runs) == run_lengths);
+  // Counts too narrow for a run of n elements are refused before anything is written, as the
+  // compiled run_length_encode refuses them.
+  placed<std::int8_t> narrow(std::vector<std::int8_t>(n, 7), which);
+  EXPECT_THROW(prism::run_length_encode(policy, dk.view(), keys_out.view(), narrow.view(), same_decade{}),
+               std::invalid_argument);
+  synchronize(which);
+  for (std::int8_t c : narrow.values()) EXPECT_EQ(c, 7);
 
   ASSERT_EQ(prism::reduce_by_key(policy, dk.view(), dv.view(), keys_out.view(), out.view(), larger{}, same_decade{}), runs);
   EXPECT_TRUE(first(keys_out.values(), runs) == run_keys);

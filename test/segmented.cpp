@@ -406,6 +406,11 @@ TEST_P(Segmented, BadArgumentsRefusedWithNothingWritten) {
   EXPECT_THROW(prism::segmented_sum(p, x, off, o.subspan(0, 4)), std::invalid_argument);
   EXPECT_THROW(prism::segmented_min(p, x, prism::fixed_segments{7}, o.subspan(0, 9)), std::invalid_argument);  // 63 != 64
   EXPECT_THROW(prism::segmented_inclusive_scan(p, x, prism::fixed_segments{5}, o), std::invalid_argument);
+  // (2^63 + 32) x 2 wraps to 64: the values' count, but no two segments of that size.
+  EXPECT_THROW(prism::segmented_sum(p, x, prism::fixed_segments{SIZE_MAX / 2 + 33}, o.subspan(0, 2)),
+               std::invalid_argument);
+  EXPECT_THROW(prism::segmented_min(p, x, prism::fixed_segments{SIZE_MAX / 2 + 33}, o.subspan(0, 2)),
+               std::invalid_argument);
   EXPECT_THROW(prism::segmented_inclusive_scan(p, x, off, o.subspan(0, 63)), std::invalid_argument);
   EXPECT_THROW(prism::segmented_inclusive_scan(p, x, off.subspan(0, 0), o), std::invalid_argument);
   EXPECT_THROW(prism::segmented_inclusive_scan(p, x.subspan(0, 63), off, prism::span<float>(const_cast<float*>(x.data()) + 1, 63)),

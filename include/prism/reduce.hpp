@@ -438,15 +438,16 @@ auto run(reduce, const execution_policy& policy, X&& x, I init, Op) {
   using R = reduce_result<X, Op>;
   if constexpr (fractional_init<I, X, Op>) {
     using C = std::common_type_t<R, I>;
+    // Empty input too goes through the reduction, so that the policy is checked before init returns.
     const auto in = input_span(x);
-    if (in.size() == 0) return static_cast<C>(init);
     const auto r = static_cast<C>(detail::reduce_from<op, value_t<X>>(policy, in, detail::identity_of<R, op>(),
                                                                      static_cast<span<R>*>(nullptr)));
     const auto c = static_cast<C>(init);
+    if (in.size() == 0) return c;
     if constexpr (op == reduce_operator::plus) return r + c;
     else if constexpr (op == reduce_operator::multiplies) return r * c;
-    else if constexpr (op == reduce_operator::min) return c < r ? c : r;
-    else return r < c ? c : r;
+    else if constexpr (op == reduce_operator::min) return c < r || c != c ? c : r;  // a NaN init propagates
+    else return r < c || c != c ? c : r;
   } else {
     return detail::reduce_from<op, value_t<X>>(policy, input_span(x), static_cast<R>(init),
                                                static_cast<span<R>*>(nullptr));

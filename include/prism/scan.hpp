@@ -331,18 +331,22 @@ std::size_t unique_pairs(const execution_policy& policy, K&& keys, X&& values, K
   return unique_by_key<KB, P>(policy, reinterpret_span<const KB>(input_span(keys)), reinterpret_span<const P>(input_span(values)),
                               reinterpret_span<KB>(output_span(keys_out)), reinterpret_span<P>(output_span(values_out)), count);
 }
+// Counts of L hold any run of n elements, or the call is refused before anything is written.
+template <class L>
+void check_run_lengths(std::size_t n) {
+  constexpr std::size_t longest = static_cast<std::size_t>(std::numeric_limits<L>::max());
+  if (n > longest) {
+    throw std::invalid_argument("prism::run_length_encode: " + std::to_string(n) + " elements are more than counts of " +
+                                std::to_string(sizeof(L) * 8) + " bits hold (a run may be that long); use 64-bit counts");
+  }
+}
 template <class X, class O, class C>
 std::size_t encode_runs(const execution_policy& policy, X&& values, O&& unique_out, C&& counts_out,
                         span<std::size_t>* count) {
   using E = equality_storage<value_t<O>>;
   using N = bits_of<value_t<C>>;
-  constexpr std::size_t longest = static_cast<std::size_t>(std::numeric_limits<value_t<C>>::max());
   const auto x = input_span(values);
-  if (x.size() > longest) {
-    throw std::invalid_argument("prism::run_length_encode: " + std::to_string(x.size()) +
-                                " elements are more than counts of " + std::to_string(sizeof(N) * 8) +
-                                " bits hold (a run may be that long); use 64-bit counts");
-  }
+  check_run_lengths<value_t<C>>(x.size());
   return run_length_encode<E, N>(policy, reinterpret_span<const E>(x), reinterpret_span<E>(output_span(unique_out)),
                                  reinterpret_span<N>(output_span(counts_out)), count);
 }

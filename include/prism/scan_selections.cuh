@@ -82,6 +82,7 @@ template <class X, class O, class N, class Eq>
            std::is_integral_v<value_t<N>> && detail::generic_functor<Eq>
 std::size_t run(run_length_encode, const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, Eq eq) {
   using L = value_t<N>;
+  detail::check_run_lengths<L>(input_span(x).size());
   return detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{},
                                            output_span(unique_out), output_span(counts_out), functors::plus<L>{}, eq,
                                            detail::returned_count);
@@ -91,6 +92,7 @@ template <class X, class O, class N, class C, class Eq>
            std::is_integral_v<value_t<N>> && count_array<C> && detail::generic_functor<Eq>
 void run(run_length_encode, const execution_policy& policy, X&& x, O&& unique_out, N&& counts_out, C&& count, Eq eq) {
   using L = value_t<N>;
+  detail::check_run_lengths<L>(input_span(x).size());
   span<std::size_t> c = output_span(count);
   detail::reduce_by_key_spans<true>("run_length_encode", policy, input_span(x), span<const L>{}, output_span(unique_out),
                                     output_span(counts_out), functors::plus<L>{}, eq, &c);

@@ -525,10 +525,13 @@ struct call_segments {
   void check_sizes(bool counted_by_output) const {
     const std::string where = std::string("prism::") + algorithm + ": ";
     const std::string output = "the output has " + std::to_string(count) + " elements (one per segment), but ";
-    if (view.fixed && view.fixed_size * count != n) {
-      if (!counted_by_output || view.fixed_size == 0) {
-        throw std::invalid_argument(where + std::to_string(count) + " segments of " + std::to_string(view.fixed_size) +
-                                    " need " + std::to_string(view.fixed_size * count) + " values, not " +
+    // fixed_size * count == n, without the product wrapping past 2^64 (a wrapped one could equal n).
+    const std::size_t size = view.fixed_size;
+    const bool wraps = count != 0 && size > SIZE_MAX / count;
+    if (view.fixed && (wraps || size * count != n)) {
+      if (!counted_by_output || size == 0) {
+        throw std::invalid_argument(where + std::to_string(count) + " segments of " + std::to_string(size) + " need " +
+                                    (wraps ? "more than 2^64 - 1" : std::to_string(size * count)) + " values, not " +
                                     std::to_string(n));
       }
       throw std::invalid_argument(where + output + "the " + std::to_string(n) + " values are " +
