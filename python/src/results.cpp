@@ -371,26 +371,25 @@ void bind_results(nb::module_& m) {
           [](const device_array& a, nb::args shape) {
             nb::handle given = shape.size() == 1 && !PyLong_Check(shape[0].ptr()) ? shape[0] : nb::handle(shape);
             std::vector<std::int64_t> extents;
-            std::int64_t known = 1, unknown = -1, k = 0;
-            const auto other_size = [] { return std::invalid_argument("prism.Array.reshape: the new shape has another size"); };
-            // A product past 2^63 is another size: wrapped, (2^61 + 1) x 8 would pass for 8 elements.
-            const auto times = [&](std::int64_t product, std::int64_t extent) {
-              if (extent != 0 && product > INT64_MAX / extent) throw other_size();
-              return product * extent;
-            };
+            int unknown = -1;
             for (nb::handle e : given) {
               const auto v = nb::cast<std::int64_t>(e);
-              if (v == -1 && unknown < 0) unknown = k;
+              if (v == -1 && unknown < 0) unknown = static_cast<int>(extents.size());
               else if (v < 0) throw std::invalid_argument("prism.Array.reshape: negative extent");
-              else known = times(known, v);
               extents.push_back(v);
-              ++k;
             }
-            const auto size = static_cast<std::int64_t>(a.size());
-            if (unknown >= 0) extents[unknown] = known == 0 ? 0 : size / known;
-            std::int64_t total = 1;
-            for (std::int64_t e : extents) total = times(total, e);
-            if (total != size) throw other_size();
+            // Products checked as any shape's: wrapped past 2^63, (2^61 + 1) x 8 would pass for 8.
+            const auto product = [&] { return count_below_2_63(extents.data(), static_cast<int>(extents.size()), 1); };
+            const auto other_size = [] { return std::invalid_argument("prism.Array.reshape: the new shape has another size"); };
+            const auto size = static_cast<std::size_t>(a.size());
+            if (unknown >= 0) {
+              extents[unknown] = 1;
+              const std::optional<std::size_t> known = product();
+              if (!known) throw other_size();
+              extents[unknown] = *known == 0 ? 0 : static_cast<std::int64_t>(size / *known);
+            }
+            const std::optional<std::size_t> total = product();
+            if (!total || *total != size) throw other_size();
             device_array view = a;
             view.shape = extents;
             return view;
