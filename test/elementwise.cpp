@@ -879,6 +879,43 @@ TEST_P(Semantics, CopyFillAndWhereKeepBits) {
 }
 
 // Bad input: a clear exception, and the output is left alone.
+// axpby and sequence round each product and then the sum, as the cpu computes them: the GPU's
+// compiler must not fuse them into one multiply-add, which rounds once and differs in the last bit.
+// The reference rounds each step through double, which is exact for float's product and sum.
+TEST_P(Semantics, AxpbyAndSequenceRoundEachStep) {
+  if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const impl w = GetParam();
+  for_each_type(types<float, double, __half>{}, [&]<class T>() {
+    SCOPED_TRACE(typeid(T).name());
+    using W = prism::scalar<T>;  // what the type computes in: float for __half
+    const auto rounded = [](double x) { return static_cast<W>(x); };
+    const auto product = [&](W a, W b) {
+      if constexpr (std::is_same_v<W, double>) {
+        volatile double p = a * b;
+        return static_cast<double>(p);
+      } else {
+        return static_cast<double>(rounded(double(a) * double(b)));
+      }
+    };
+    const std::size_t n = 4099;
+    const W start = rounded(0.1), step = rounded(0.3), alpha = rounded(0.3), beta = rounded(-0.7);
+    std::vector<T> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = from_double<T>(rounded(start + product(W(i), step)));
+    placed_array<T> s(std::vector<T>(n, poison<T>()), memory_of(w));
+    prism::sequence(prism::par.with(w), s.view(), start, step);
+    EXPECT_TRUE(same_bits(s.values(), want)) << "sequence";
+    const std::vector<T> x = random_values<T>(n, 11), y = random_values<T>(n, 12);
+    for (std::size_t i = 0; i < n; ++i) {
+      const W xi = static_cast<W>(to_double(x[i])), yi = static_cast<W>(to_double(y[i]));
+      want[i] = from_double<T>(rounded(product(alpha, xi) + product(beta, yi)));
+    }
+    EXPECT_TRUE(same_bits(
+        run_on<T>(w, [&](auto o, auto a, auto b) { prism::axpby(prism::par.with(w), alpha, a, beta, b, o); }, x, y),
+        want))
+        << "axpby";
+  });
+}
+
 TEST_P(Semantics, BadInputThrowsAndChangesNothing) {
   if (auto why = missing_gpu(GetParam()); !why.empty()) GTEST_SKIP() << why;
   const impl w = GetParam();

@@ -345,6 +345,23 @@ TEST_P(Segmented, DocumentedValues) {
   EXPECT_TRUE(std::isnan(s[3]));
 }
 
+// cpu refuses broken offsets in calls with nothing to compute too: no segment to reduce, no value
+// to scan.
+TEST(SegmentedRefusals, BrokenOffsetsWithoutWorkOnTheCpu) {
+  const auto p = prism::par.with(impl::cpu);
+  const std::vector<float> three{1.0f, 2.0f, 3.0f}, none;
+  std::vector<float> no_sums, scanned;
+  std::vector<std::int64_t> no_positions;
+  for (const std::vector<std::int64_t>& one : {std::vector<std::int64_t>{5}, std::vector<std::int64_t>{-1}}) {
+    EXPECT_THROW(prism::segmented_sum(p, three, one, no_sums), std::invalid_argument);
+    EXPECT_THROW(prism::segmented_argmin(p, three, one, no_positions), std::invalid_argument);
+  }
+  const std::vector<std::int32_t> past{0, 2}, backwards{1, 0};
+  EXPECT_THROW(prism::segmented_inclusive_scan(p, none, past, scanned), std::invalid_argument);
+  EXPECT_THROW(prism::segmented_exclusive_scan(p, none, backwards, scanned), std::invalid_argument);
+  EXPECT_NO_THROW(prism::segmented_inclusive_scan(p, none, std::vector<std::int32_t>{0, 0}, scanned));
+}
+
 // Broken offsets: refused by cpu with every output untouched; the GPU implementations leave the
 // results unspecified but touch nothing outside the arrays.
 TEST_P(Segmented, BrokenOffsets) {

@@ -308,6 +308,11 @@ TEST(SegmentedSortRefusals, BrokenOffsetsOnTheCpu) {
     EXPECT_EQ(out, std::vector<float>(10, 7.0f));
     EXPECT_EQ(values_out, std::vector<std::uint32_t>(10, 9u));
   }
+  // No key to sort: still refused.
+  const std::vector<float> none;
+  std::vector<float> none_out;
+  EXPECT_THROW(prism::segmented_sort(prism::par.with(impl::cpu), none, std::vector<std::int32_t>{0, 3}, none_out),
+               std::invalid_argument);
 }
 
 TEST(SegmentedSortRefusals, SizesAndOverlaps) {

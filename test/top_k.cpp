@@ -408,6 +408,9 @@ TEST_P(TopK, SegmentsRefused) {
     placed_array<std::int64_t> past(std::vector<std::int64_t>{0, 65}, where);
     EXPECT_THROW(prism::top_k_segments(policy, x.view(), past.view(), 4, v.subspan(0, 4), i.subspan(0, 4)),
                  std::invalid_argument);
+    // k = 0: nothing to select, the offsets still checked.
+    EXPECT_THROW(prism::top_k_segments(policy, x.view(), broken.view(), 0, v.subspan(0, 0), i.subspan(0, 0)),
+                 std::invalid_argument);
   }
   synchronize_for(which);
   for (float f : values.values()) EXPECT_EQ(f, -3.0f);

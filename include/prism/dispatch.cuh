@@ -196,14 +196,17 @@ struct absent {};
 // cpu and thrust are called with Thrust's execution policy (thrust::omp::par, or the caller's
 // stream with prism's scratch); raw_naive, raw and cub with nothing: they capture what they use.
 // An operation with a result gets its destination as the callables' last argument (below).
+// cpu_check, where given, is impl::cpu's check of what the GPU implementations take unchecked (a
+// segmented call's offsets): it runs before anything else, empty calls included.
 template <class Cpu = absent, class Thrust = absent, class RawNaive = absent, class Raw = absent,
-          class Cub = absent>
+          class Cub = absent, class CpuCheck = absent>
 struct implementations {
   Cpu cpu;
   Thrust thrust;
   RawNaive raw_naive;
   Raw raw;
   Cub cub;
+  CpuCheck cpu_check;
 
   static constexpr bool offers(impl i) noexcept {
     return (i == impl::cpu && !std::is_same_v<Cpu, absent>) || (i == impl::thrust && !std::is_same_v<Thrust, absent>) ||
@@ -332,18 +335,23 @@ inline std::size_t bytes_of(const operation_call& call) {
   return bytes;
 }
 
-// The checks (prepare()), with the implementations the callables offer and the family's table.
+// The checks (prepare(), then the cpu's own), with the implementations the callables offer and
+// the family's table.
 template <class Impls>
-impl prepare_call(const operation_call& call, const array_ref* result = nullptr) {
+impl prepare_call(const operation_call& call, const Impls& impls, const array_ref* result = nullptr) {
   const family offered{offered_list<Impls>::list(), call.offered.automatic};
-  return prepare(call.algorithm, offered, call.policy, call.arrays, bytes_of(call), result);
+  const impl which = prepare(call.algorithm, offered, call.policy, call.arrays, bytes_of(call), result);
+  if constexpr (!std::is_same_v<decltype(Impls::cpu_check), absent>) {
+    if (which == impl::cpu) impls.cpu_check();
+  }
+  return which;
 }
 
 // Runs one operation without a result: the checks, the empty-input rule, one implementation, its
 // failures translated. F... are the caller's functors (a __device__-only one refuses cpu).
 template <class... F, class Impls>
 void dispatch(const operation_call& call, const Impls& impls) {
-  const impl which = prepare_call<Impls>(call);
+  const impl which = prepare_call(call, impls);
   if (call.n == 0) return;
   const cpu_threads team(which == impl::cpu ? bytes_of(call) : ~std::size_t{0});
   translate_errors(call.algorithm,
@@ -359,7 +367,7 @@ R dispatch(const operation_call& call, const result_to<R>& result, const Impls& 
   const bool returned = result.into == nullptr;
   const array_ref destination =
       returned ? array_ref{} : array_ref::output_apart(*result.into, result.name).sized(1);
-  const impl which = prepare_call<Impls>(call, returned ? nullptr : &destination);
+  const impl which = prepare_call(call, impls, returned ? nullptr : &destination);
   const cudaStream_t stream = call.policy.stream();
   const bool on_gpu = which != impl::cpu;
   const cpu_threads team(on_gpu ? ~std::size_t{0} : bytes_of(call));

@@ -25,6 +25,8 @@
 //   NaN, log(0) = -inf, rsqrt(0) = +inf. The GPU math functions (exp, log, sin, cos, tanh,
 //   rsqrt) are CUDA's: within 2 ulp of the exact result, not always the same bits as the host's
 //   libm.
+// - axpby, axpy and sequence round each product, then the sum (no fused multiply-add; fma is the
+//   one operation that rounds once): the cpu's bits on the GPU too.
 // - __half and __nv_bfloat16 are stored in 16 bits and computed in float: each result is the
 //   float result rounded to the nearest 16-bit value. Their scalar parameters (alpha, lo, start,
 //   ...) are float.

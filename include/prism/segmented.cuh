@@ -546,16 +546,9 @@ struct call_segments {
                                                               std::to_string(view.offsets.size() - 1) + " segments"));
     }
   }
+  // impl::cpu's check of the offsets (the dispatch's cpu_check).
   void check_on_host() const {
     if (!view.fixed) check_offsets(algorithm, view.offsets, n);
-  }
-  // The cpu implementation: the offsets checked on the host, then Thrust's algorithm on them.
-  template <class OnThrust>
-  auto on_host(OnThrust on_thrust) const {
-    return [this, on_thrust](const auto& p) {
-      check_on_host();
-      on_thrust(p);
-    };
   }
   // f(segments): the offsets' functor or the fixed size's.
   template <class F>
@@ -588,7 +581,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
        {array_ref::input(values, "the values"), segs.offsets_ref(), array_ref::output_apart(out, "the output")},
        out.size(), values.size_bytes() + view.offsets.size_bytes() + out.size_bytes()},
       implementations{
-          .cpu = segs.on_host(on_thrust),
+          .cpu = on_thrust,
           .thrust = on_thrust,
           .raw_naive =
               [&] {
@@ -629,6 +622,7 @@ void segmented_reduce_spans(const char* algorithm, const execution_policy& polic
                            });
                 });
               },
+          .cpu_check = [&] { segs.check_on_host(); },
       });
 }
 
@@ -651,7 +645,7 @@ void segmented_scan_spans(const char* algorithm, const execution_policy& policy,
         array_ref::output_of(out, "the output", 0).sized(values.size())},
        values.size(), 2 * values.size_bytes() + view.offsets.size_bytes()},
       implementations{
-          .cpu = segs.on_host(on_thrust),
+          .cpu = on_thrust,
           .thrust = on_thrust,
           .raw_naive =
               [&] {
@@ -680,6 +674,7 @@ void segmented_scan_spans(const char* algorithm, const execution_policy& policy,
                            });
                 });
               },
+          .cpu_check = [&] { segs.check_on_host(); },
       });
 }
 

@@ -368,11 +368,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
                              kin, kout, vin, vout, stream);
   };
   const auto impls = implementations{
-      .cpu =
-          [&](const auto& p) {
-            check_segment_offsets(algorithm, seg);
-            on_thrust(p);
-          },
+      .cpu = on_thrust,
       .thrust = on_thrust,
       .raw =
           [&] {
@@ -385,6 +381,7 @@ void segmented_sort_spans(const char* algorithm, const execution_policy& policy,
                                           radix::order_masks<B>{key_kind_of<K>, descending}, kin, kout, vin,
                                           vout);
           },
+      .cpu_check = [&] { check_segment_offsets(algorithm, seg); },
   };
   // No segment, nothing to sort: the checks still run.
   const std::size_t work = seg.segments > 0 ? n : 0;

@@ -314,7 +314,6 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
            implementations{
                .cpu =
                    [&](const auto& p) {
-                     check_segment_offsets(algorithm, seg);
                      std::vector<U> ranks(n);
                      std::vector<std::uint64_t> positions(n);  // n may be 0: take_segment_best reads none
                      on_thrust(p, ranks.data(), positions.data());
@@ -333,6 +332,7 @@ void top_k_segment_spans(const execution_policy& policy, key_kind kind, span<con
                      }
                    },
                .cub = [&] { on_gpu(impl::cub); },
+               .cpu_check = [&] { check_segment_offsets(algorithm, seg); },
            });
 }
 
