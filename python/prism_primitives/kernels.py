@@ -161,9 +161,11 @@ def _split_parameters(text, pointers):
     """[(name, dtype, is_array)] from 'float32 a, float32 b' or (pointers) 'float *a, float b'; in
     CuPy's spelling a type that is one identifier and no type's name is a placeholder."""
     out = []
+    if not str(text).strip():
+        return out
     for part in (p.strip() for p in str(text).split(",")):
         if not part:
-            continue
+            raise ValueError(f"prism: the kernel arguments '{text}' have an empty one (a comma too many)")
         array = False
         if pointers:
             array = "*" in part

@@ -201,12 +201,18 @@ std::uintptr_t stream_handle(nb::handle stream) {
   if (protocol.is_valid()) {
     nb::object answer = nb::steal(PyObject_CallNoArgs(protocol.ptr()));
     nb::object handle;
+    std::string why = "no answer";
     if (answer.is_valid()) {
-      nb::object second = nb::steal(PySequence_GetItem(answer.ptr(), 1));
-      if (second.is_valid() && !PyBool_Check(second.ptr())) handle = nb::steal(PyNumber_Index(second.ptr()));
+      // The protocol's answer is exactly a 2-tuple (version, handle).
+      if (!PyTuple_Check(answer.ptr()) || PyTuple_GET_SIZE(answer.ptr()) != 2) {
+        why = PyTuple_Check(answer.ptr()) ? "a tuple of " + std::to_string(PyTuple_GET_SIZE(answer.ptr())) + " elements"
+                                          : std::string("a ") + Py_TYPE(answer.ptr())->tp_name;
+      } else {
+        PyObject* second = PyTuple_GET_ITEM(answer.ptr(), 1);
+        if (!PyBool_Check(second)) handle = nb::steal(PyNumber_Index(second));
+      }
     }
     if (!handle.is_valid()) {
-      std::string why = "no answer";
       if (PyErr_Occurred()) {
         nb::python_error error;
         if (!error.matches(PyExc_Exception)) throw std::move(error);  // KeyboardInterrupt, SystemExit: not a refusal

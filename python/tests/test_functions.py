@@ -916,6 +916,8 @@ def test_errors(xp):
     unchanged()
     with pytest.raises(ValueError, match="unknown impl"):
         prism.add(a, b, out=out, impl="fastest")
+    with pytest.raises(ValueError, match=r"unknown impl 'cu\\x00b' \(automatic"):
+        prism.add(a, b, out=out, impl="cu\x00b")  # the whole name, the NUL shown
     with pytest.raises(ValueError):
         prism.sum(a, impl="raw_naive")  # not one of the reduction's implementations
     with pytest.raises(ValueError):

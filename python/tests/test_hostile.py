@@ -992,6 +992,10 @@ STREAMS = {
     "protocol-12345": (CudaStreamProtocol((0, 12345)), "refused", "not a CUDA stream"),
     "protocol-garbage": (CudaStreamProtocol("no"), "refused", "__cuda_stream__"),
     "protocol-raises": (CudaStreamProtocol(RuntimeError("gone")), "refused", "gone"),
+    "protocol-triple": (CudaStreamProtocol((0, 0, 0)), "refused", "tuple of 3"),
+    "protocol-single": (CudaStreamProtocol((0,)), "refused", "tuple of 1"),
+    "protocol-list": (CudaStreamProtocol([0, 0]), "refused", "list"),
+    "protocol-0": (CudaStreamProtocol((0, 0)), "ok", None),
     "0": (0, "ok", None),
     "1": (1, "ok", None),
     "2": (2, "either", "per-thread"),  # PyTorch's __dlpack__ refuses cudaStreamPerThread

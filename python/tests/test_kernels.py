@@ -48,6 +48,10 @@ def test_reading_other_elements_runs_element_by_element():
     (("float32 a, float32 a", "float32 c", "c = a"), "same name"),
     (("float32 a", "float32 a", "a = a"), "both an input and an output"),
     (("float32", "float32 c", "c = 1"), "a type and a name"),
+    (("float32 x,,", "float32 c", "c = x"), "empty one"),
+    (("float32 x,", "float32 c", "c = x"), "empty one"),
+    (("float *x, , float *y", "y[i] = x[i]"), "empty one"),
+    (("", "float32 c", "c = 1"), None),
 ])
 def test_signatures(spelling, reason):
     if reason is None:
