@@ -174,15 +174,24 @@ def _like(call, x, dtype=None, flat=False):
 _CAPSULE = type(_np.zeros(0).__dlpack__())  # a DLPack capsule's type (PyCapsule)
 
 
-def _flat(x):
-    """x as one flat array over its own memory: its reshape, or for a host buffer (memoryview,
-    array.array, ctypes, bytearray) or a host DLPack object without one, a NumPy view of it."""
-    if hasattr(x, "reshape"):
-        return x.reshape(-1)
+def _host_view(x):
+    """A flat NumPy view of a host buffer (memoryview, array.array, ctypes, bytearray) or of a host
+    DLPack object; None for anything else."""
     try:
         return _np.asarray(memoryview(x)).reshape(-1)
-    except TypeError:
-        return _np.from_dlpack(x).reshape(-1)
+    except Exception:
+        pass
+    try:
+        if hasattr(x, "__dlpack__") and x.__dlpack_device__()[0] == 1:
+            return _np.from_dlpack(x).reshape(-1)
+    except Exception:
+        pass
+    return None
+
+
+def _flat(x):
+    """x as one flat array over its own memory: its reshape, or its host view (_host_view)."""
+    return x.reshape(-1) if hasattr(x, "reshape") else _host_view(x)
 
 
 def _check_cuttable(name, count, *outs):
@@ -192,18 +201,8 @@ def _check_cuttable(name, count, *outs):
     if count is not None:
         return
     for o in outs:
-        if o is None or hasattr(o, "reshape"):
+        if o is None or hasattr(o, "reshape") or _host_view(o) is not None:
             continue
-        try:
-            memoryview(o).release()
-            continue
-        except Exception:
-            pass
-        try:
-            if hasattr(o, "__dlpack__") and o.__dlpack_device__()[0] == 1:
-                continue
-        except Exception:
-            pass
         if not (type(o) is _CAPSULE or hasattr(o, "__dlpack__") or hasattr(o, "__cuda_array_interface__")):
             continue  # not an array: the call refuses it as such
         raise ValueError(f"prism.{name}: out is a {type(o).__name__}, whose elements up to the count cannot be "
