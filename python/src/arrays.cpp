@@ -903,17 +903,10 @@ std::pair<std::vector<std::int64_t>, const char*> describe(nb::handle object) {
 prism::impl implementation(const char* algorithm, const std::string& which) {
   for (prism::impl i : prism::all_implementations())
     if (prism::name(i) == which) return i;
-  std::string shown;  // control characters escaped: a NUL would end the message
-  for (const unsigned char c : which) {
-    if (c < 0x20 || c == 0x7f) {
-      const char hex[] = "0123456789abcdef";
-      shown += {'\\', 'x', hex[c >> 4], hex[c & 15]};
-    } else {
-      shown += static_cast<char>(c);
-    }
-  }
-  throw std::invalid_argument(std::string("prism.") + algorithm + ": unknown impl '" + shown +
-                              "' (automatic, cpu, thrust, raw_naive, raw, cub)");
+  // Shown as Python's repr: control characters escaped (a NUL would end the message).
+  throw std::invalid_argument(std::string("prism.") + algorithm + ": unknown impl " +
+                              repr_of(nb::str(which.data(), which.size())) +
+                              " (automatic, cpu, thrust, raw_naive, raw, cub)");
 }
 
 device_scope::device_scope(const char* algorithm, std::initializer_list<const array*> arrays) {
